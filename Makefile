@@ -1,0 +1,208 @@
+# moekit - Unix filters for Mixture-of-Experts serving.
+#
+#   make demo     build, then run a real pipeline over testdata/
+#   make check    build, then run every test (unit, CLI, fuzz replay,
+#                 numpy interop, man page examples, lint)
+#   make check SANITIZE=address,undefined   the same, sanitized (build/san/)
+#   make asan | ubsan                       shorthands for the above
+#   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each
+#   make lint     mandoc -Tlint on every man page
+#   make install PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# `demo` and `check` first run `deps`, which installs missing Debian packages
+# with apt-get (as root, or through sudo) or prints the command to run.
+
+VERSION  = 0.1.0
+PREFIX  ?= /usr/local
+DESTDIR ?=
+PYTHON  ?= /usr/bin/python3
+FUZZ_SECONDS ?= 60
+
+TOOLS = tensor-cat
+
+# Debian 12 packages: building, testing, and (separately) fuzzing.
+DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libjansson-dev
+DEPS_CHECK = $(DEPS_BUILD) mandoc python3-numpy
+DEPS_FUZZ  = clang libclang-rt-14-dev
+
+ifneq ($(SANITIZE),)
+BUILD   ?= build/san
+SANFLAGS = -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+OPT     ?= -O1 -g
+else
+BUILD   ?= build
+OPT     ?= -O2 -g
+endif
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wformat=2 -Wno-format-nonliteral -Wundef -Wvla
+ifneq ($(WERROR),)
+WARN += -Werror
+endif
+
+CPPFLAGS += -D_GNU_SOURCE -Ilib -DMK_VERSION=\"$(VERSION)\"
+OMP ?= -fopenmp
+MK_CFLAGS = -std=c11 $(OPT) $(WARN) $(OMP) $(SANFLAGS) $(CFLAGS)
+MK_LDFLAGS = $(OMP) $(SANFLAGS) $(LDFLAGS)
+LIBS = -lcsv -largtable2 -ljansson -lm
+
+# Per-ISA flags go on the kernel files only, never on everything.
+ISA_AVX2   = -mavx2 -mfma -mf16c
+ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
+
+LIB_SRC = $(wildcard lib/*.c)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+LIB     = $(BUILD)/libmoekit.a
+BINS    = $(TOOLS:%=$(BUILD)/bin/%)
+
+UNIT_SRC = $(wildcard tests/unit/*.c)
+UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+FUZZ_TARGETS = npy csv
+
+.PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
+	check-interop check-examples check-isa asan ubsan fuzz lint install \
+	clean
+
+all: $(BINS) $(BUILD)/bin/test-unit $(BUILD)/bin/replay
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/lib/kern_generic.o: lib/kern_generic.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -ffp-contract=off -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/lib/kern_avx2.o: lib/kern_avx2.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(ISA_AVX2) -fno-lto -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/lib/kern_avx512.o: lib/kern_avx512.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(ISA_AVX512) -fno-lto -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/%: $(BUILD)/obj/cmd/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(MK_LDFLAGS) -o $@ $< $(LIB) $(LIBS)
+
+$(BUILD)/bin/test-unit: $(UNIT_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(MK_LDFLAGS) -o $@ $(UNIT_OBJ) $(LIB) -lcunit $(LIBS)
+
+# The fuzz targets, driven by a plain main() that replays corpus files.
+$(BUILD)/bin/replay: $(BUILD)/obj/tests/fuzz/replay.o \
+		$(BUILD)/obj/tests/fuzz/fuzz_npy.o $(BUILD)/obj/tests/fuzz/fuzz_csv.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(MK_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
+
+$(BUILD)/obj/tests/fuzz/fuzz_%.o: tests/fuzz/fuzz_%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -DFUZZ_PREFIX=fuzz_$*_ -MMD -MP -c -o $@ $<
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- deps
+# Install what is missing (as root or with password-less sudo); otherwise
+# print the exact command and stop.
+define install_pkgs
+	@missing=; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | \
+	    grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo='sudo -n'; \
+	else echo "moekit needs these Debian packages:$$missing"; \
+	  echo "Run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+	  echo "moekit needs:$$missing (Debian 12 packages; apt-get not found)"; exit 1; fi; \
+	echo "deps: installing$$missing"; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing
+endef
+
+deps:
+	$(call install_pkgs,$(DEPS_CHECK))
+
+deps-fuzz:
+	$(call install_pkgs,$(DEPS_BUILD) $(DEPS_FUZZ))
+
+# ---------------------------------------------------------------- demo
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@MOEKIT_BIN=$(BUILD)/bin sh tests/demo.sh
+
+# ---------------------------------------------------------------- check
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-unit check-cli check-replay \
+		check-interop check-examples lint
+	@echo "make check: all tests passed ($(BUILD))"
+
+check-unit: all
+	$(BUILD)/bin/test-unit
+
+check-cli: all
+	MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh
+
+check-replay: all
+	$(BUILD)/bin/replay testdata/corpus/npy testdata/corpus/csv
+
+check-interop: all
+	MOEKIT_BIN=$(BUILD)/bin PYTHON=$(PYTHON) sh tests/interop/run.sh
+
+check-examples: all
+	MOEKIT_BIN=$(BUILD)/bin sh tests/cli/examples.sh man/*.1
+
+# Re-run the unit and CLI tests at every kernel level this CPU has.
+check-isa: all
+	@for isa in $$($(BUILD)/bin/tensor-cat --isa-list); do \
+	  echo "== MOEKIT_ISA=$$isa"; \
+	  MOEKIT_ISA=$$isa $(BUILD)/bin/test-unit || exit 1; \
+	  MOEKIT_ISA=$$isa MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh || exit 1; \
+	done
+
+asan:
+	$(MAKE) check SANITIZE=address
+
+ubsan:
+	$(MAKE) check SANITIZE=undefined
+
+lint:
+	mandoc -Tlint -W warning man/*.1
+
+# ---------------------------------------------------------------- fuzz
+# The library is rebuilt with clang under build/fuzz (same rules, per-ISA
+# flags included); each target links it with libFuzzer.  Crashes land in
+# build/fuzz/; keep each one in testdata/corpus/ once fixed.
+FUZZ_BUILD = build/fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+fuzz: deps-fuzz
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang OMP= OPT="-O1 -g" \
+		SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ_BUILD)/libmoekit.a
+	for t in $(FUZZ_TARGETS); do \
+	  clang -std=c11 -g -O1 $(CPPFLAGS) -DFUZZ_PREFIX= -fsanitize=fuzzer $(FUZZ_SAN) \
+	    -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/libmoekit.a $(LIBS) || exit 1; \
+	done
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
+	  $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ -dict=tests/fuzz/$$t.dict \
+	    $(FUZZ_BUILD)/corpus-$$t testdata/corpus/$$t || exit 1; \
+	done
+
+# ---------------------------------------------------------------- install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build

@@ -1,0 +1,254 @@
+/*
+ * tensor-cat - read the tensor streams of its operands (NPY or CSV) in
+ * order and write them as one stream, converting between NPY and CSV,
+ * selecting tensors (--emit), changing dtypes (--dtype) or describing them
+ * (--info).
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <argtable2.h>
+
+#include "moekit.h"
+
+#define MAX_TENSORS	65536
+
+struct opts {
+	struct mk_opts	 c;
+	int		 info;
+	int		 bf16;		/* read u16 arrays as bf16 bits */
+	int		 dtype;		/* conversion target, or -1 */
+	const char	*names;		/* names for the output tensors */
+	const char	**files;
+	int		 nfiles;
+};
+
+/* Everything read, in stream order. */
+struct input {
+	struct mk_tensor	*t;
+	const char		**from;	/* the input each tensor came from */
+	int			*idx;	/* its index in that input */
+	int			 n, cap;
+	enum mk_fmt		 fmt;	/* format of the first input */
+};
+
+static const struct mk_usage usage = {
+	"[-hVv] [--info] [-f csv|npy] [--emit SEL] [--dtype TYPE] [--bf16] "
+	    "[--names LIST] [-o FILE] [FILE ...]",
+	"Concatenate, convert (CSV <-> NPY), select and describe tensor "
+	    "streams.",
+	"SEL is a comma-separated list of tensor names or 0-based indices.\n"
+	    "TYPE is one of f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 "
+	    "bool.\n"
+	    "With no FILE, or when FILE is -, read standard input.\n",
+};
+
+static void
+parse_args(int argc, char **argv, struct opts *o)
+{
+	struct mk_common c;
+	struct arg_lit *info, *bf16;
+	struct arg_str *dtype, *names;
+	struct arg_file *files;
+	struct arg_end *end;
+	int dt;
+
+	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
+	    MK_OPT_THREADS);
+	info = arg_lit0(NULL, "info", "write index,name,dtype,shape lines "
+	    "instead of the tensors");
+	dtype = arg_str0(NULL, "dtype", "TYPE", "convert every tensor to TYPE "
+	    "(bf16 is written as <u2 bits)");
+	bf16 = arg_lit0(NULL, "bf16", "read u16 input arrays as bf16 bits");
+	names = arg_str0(NULL, "names", "LIST", "name the output tensors "
+	    "(comma-separated, in order)");
+	files = arg_filen(NULL, NULL, "FILE", 0, 4096, "input tensor streams");
+	end = arg_end(20);
+	void *argtable[] = { info, c.format, c.emit, dtype, bf16, names,
+	    c.output, c.threads, c.verbose, c.help, c.version, files, end };
+
+	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
+	o->info = info->count > 0;
+	o->bf16 = bf16->count > 0;
+	o->dtype = -1;
+	if (dtype->count > 0 &&
+	    (o->dtype = dt = mk_dtype_parse(dtype->sval[0])) < 0)
+		mk_usage_error("--dtype: unknown dtype '%s' (supported: %s)",
+		    dtype->sval[0], mk_dtype_list());
+	o->names = names->count > 0 ? names->sval[0] : NULL;
+	if (o->info && o->c.format != MK_FMT_AUTO)
+		mk_usage_error("--info writes text; it takes no -f");
+	o->nfiles = files->count;
+	o->files = malloc(sizeof(char *) * (size_t)(o->nfiles + 1));
+	if (o->files == NULL)
+		err(MK_EXIT_DATA, NULL);
+	memcpy(o->files, files->filename, sizeof(char *) * (size_t)o->nfiles);
+	/* The strings stay valid: argtable is never freed before exit. */
+}
+
+/* Read every tensor of one input; exits on bad data. */
+static void
+read_input(const char *path, struct input *in)
+{
+	struct mk_err e;
+	struct mk_src *s;
+	int r, fmt, k = 0;
+
+	if ((s = mk_src_open(path, &e)) == NULL)
+		errx(e.status, "%s", e.msg);
+	if ((fmt = mk_src_format(s, &e)) < 0)
+		errx(e.status, "%s", e.msg);
+	if (in->fmt == MK_FMT_AUTO && (fmt == MK_FMT_NPY || fmt == MK_FMT_CSV))
+		in->fmt = (enum mk_fmt)fmt;
+	for (;;) {
+		if (in->n == in->cap) {
+			in->cap = in->cap ? in->cap * 2 : 16;
+			in->t = realloc(in->t, sizeof(*in->t) * (size_t)in->cap);
+			in->from = realloc(in->from, sizeof(char *) *
+			    (size_t)in->cap);
+			in->idx = realloc(in->idx, sizeof(int) * (size_t)in->cap);
+			if (in->t == NULL || in->from == NULL || in->idx == NULL)
+				err(MK_EXIT_DATA, NULL);
+		}
+		in->from[in->n] = path && strcmp(path, "-") ? path : "stdin";
+		in->idx[in->n] = k++;
+		mk_tensor_init(&in->t[in->n]);
+		if ((r = mk_src_next(s, &in->t[in->n], &e)) < 0)
+			errx(e.status, "%s", e.msg);
+		if (r == 0)
+			break;
+		if (++in->n > MAX_TENSORS)
+			errx(MK_EXIT_DATA, "%s: more than %d tensors",
+			    mk_src_name(s), MAX_TENSORS);
+	}
+	mk_src_close(s);
+}
+
+/* The output list: indices into in->t, from --emit or everything. */
+static int *
+select_tensors(const struct opts *o, const struct input *in, int *count)
+{
+	const char **names;
+	struct mk_err e;
+	int *order, i;
+
+	if ((order = malloc(sizeof(int) * (size_t)(in->n + 1) * 4)) == NULL ||
+	    (names = malloc(sizeof(char *) * (size_t)(in->n + 1))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (i = 0; i < in->n; i++) {
+		names[i] = in->t[i].name;
+		order[i] = i;
+	}
+	*count = in->n;
+	if (o->c.emit != NULL &&
+	    (*count = mk_select(o->c.emit, names, in->n, order,
+	    (in->n + 1) * 4, &e)) < 0)
+		mk_usage_error("%s", e.msg);
+	free(names);
+	return order;
+}
+
+/* Apply --names to the selected tensors (after any conversion). */
+static void
+apply_names(const char *list, struct mk_tensor **out, int count)
+{
+	char *buf, *tok, *save;
+	int i = 0;
+
+	if ((buf = strdup(list)) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save), i++) {
+		if (i == count)
+			mk_usage_error("--names: %s names more than the %d "
+			    "tensors written", list, count);
+		if (mk_tensor_set_name(out[i], tok) < 0)
+			err(MK_EXIT_DATA, NULL);
+	}
+	free(buf);
+}
+
+static void
+print_info(struct mk_out *out, struct mk_tensor **t, int count)
+{
+	char sb[MK_MAXDIM * 24];
+	int i;
+
+	for (i = 0; i < count; i++)
+		fprintf(out->fp, "%d,%s,%s,\"%s\"\n", i,
+		    t[i]->name ? t[i]->name : "", mk_dtype_name(t[i]->dtype),
+		    mk_shape_str(sb, sizeof(sb), t[i]->ndim, t[i]->shape));
+}
+
+static int
+run(const struct opts *o)
+{
+	struct input in = { NULL, NULL, NULL, 0, 0, MK_FMT_AUTO };
+	struct mk_tensor **out, *conv;
+	struct mk_out *w;
+	struct mk_err e;
+	char what[4200];
+	int *order, count, i;
+
+	if (o->nfiles == 0)
+		read_input(NULL, &in);
+	for (i = 0; i < o->nfiles; i++)
+		read_input(o->files[i], &in);
+	if (o->bf16)
+		for (i = 0; i < in.n; i++)
+			if (in.t[i].dtype == MK_U16)
+				in.t[i].dtype = MK_BF16;
+	order = select_tensors(o, &in, &count);
+	out = malloc(sizeof(*out) * (size_t)(count + 1));
+	conv = calloc((size_t)count + 1, sizeof(*conv));
+	if (out == NULL || conv == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (i = 0; i < count; i++) {
+		out[i] = &in.t[order[i]];
+		if (o->dtype < 0 || (int)out[i]->dtype == o->dtype)
+			continue;
+		snprintf(what, sizeof(what), "%s: tensor %d", in.from[order[i]],
+		    in.idx[order[i]]);
+		mk_tensor_init(&conv[i]);
+		if (mk_tensor_convert(&conv[i], out[i], (enum mk_dtype)o->dtype,
+		    what, &e) < 0)
+			errx(e.status, "%s", e.msg);
+		out[i] = &conv[i];
+	}
+	if (o->names != NULL)
+		apply_names(o->names, out, count);
+	w = mk_out_open(o->c.output, o->info ? MK_FMT_CSV :
+	    o->c.format != MK_FMT_AUTO ? o->c.format : in.fmt);
+	if (o->info)
+		print_info(w, out, count);
+	else
+		for (i = 0; i < count; i++)
+			mk_out_tensor(w, out[i], NULL);
+	mk_out_close(w);
+	for (i = 0; i < count; i++)
+		mk_tensor_free(&conv[i]);
+	for (i = 0; i < in.n; i++)
+		mk_tensor_free(&in.t[i]);
+	free(conv);
+	free(out);
+	free(order);
+	free(in.t);
+	free(in.from);
+	free(in.idx);
+	return MK_EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	int rc;
+
+	mk_init(argc, argv);
+	parse_args(argc, argv, &o);
+	rc = run(&o);
+	free(o.files);
+	return rc;
+}

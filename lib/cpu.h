@@ -1,0 +1,21 @@
+/*
+ * cpu.h - what the processor and the operating system let us run.
+ *
+ * A feature counts only when CPUID reports it *and* XGETBV says the OS saves
+ * the registers it needs (YMM for AVX2, ZMM and opmask for AVX-512).
+ */
+#ifndef MK_CPU_H
+#define MK_CPU_H
+
+struct mk_cpu {
+	int	avx2, fma, f16c;		/* with OS YMM support */
+	int	avx512f, avx512bw, avx512vl, avx512dq;	/* with OS ZMM support */
+	int	avx512bf16, avx512fp16;
+	int	has_avx2;	/* the "avx2" level: AVX2 + FMA + F16C */
+	int	has_avx512;	/* the "avx512" level: has_avx2 + F/BW/VL/DQ */
+};
+
+/* The probed features.  Probes on first use; never fails. */
+const struct mk_cpu	*mk_cpu(void);
+
+#endif

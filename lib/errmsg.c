@@ -1,0 +1,56 @@
+/* errmsg.c - filling struct mk_err; see errmsg.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "errmsg.h"
+
+static int
+vset(struct mk_err *e, int status, const char *fmt, va_list ap)
+{
+	if (e == NULL)
+		return -1;
+	e->status = status;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	return -1;
+}
+
+int
+mk_err_set(struct mk_err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vset(e, status, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+mk_err_data(struct mk_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vset(e, MK_EXIT_DATA, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+mk_err_usage(struct mk_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vset(e, MK_EXIT_USAGE, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int
+mk_err_sys(struct mk_err *e, const char *what)
+{
+	return mk_err_data(e, "%s: %s", what, strerror(errno));
+}

@@ -1,0 +1,41 @@
+/*
+ * errmsg.h - how library code reports failure.
+ *
+ * Library functions never print and never exit.  They return a negative
+ * value (or NULL) and fill a struct mk_err with one line of text that already
+ * names the file and the place (SPEC §3): "FILE: message" for binary input,
+ * "FILE:LINE: message" for text input.  The command prefixes its own name and
+ * prints it; the status says which exit code the command should use.
+ */
+#ifndef MK_ERRMSG_H
+#define MK_ERRMSG_H
+
+/* Exit statuses, shared by every tool and listed in every man page. */
+#define MK_EXIT_OK	0	/* success */
+#define MK_EXIT_DATA	1	/* bad data, I/O or system error */
+#define MK_EXIT_USAGE	2	/* usage error (options, MOEKIT_ISA) */
+
+struct mk_err {
+	int	status;		/* MK_EXIT_DATA or MK_EXIT_USAGE */
+	char	msg[768];
+};
+
+/*
+ * Fill e (which may be NULL) with a formatted message and a status.
+ * Returns -1 so that callers can write "return mk_err_set(e, ...)".
+ */
+int	mk_err_set(struct mk_err *e, int status, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
+/* Shorthand for a data error (status MK_EXIT_DATA). Returns -1. */
+int	mk_err_data(struct mk_err *e, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Shorthand for a usage error (status MK_EXIT_USAGE). Returns -1. */
+int	mk_err_usage(struct mk_err *e, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Fill e with "what: strerror(errno)" as a data error. Returns -1. */
+int	mk_err_sys(struct mk_err *e, const char *what);
+
+#endif

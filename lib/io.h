@@ -1,0 +1,56 @@
+/*
+ * io.h - where results go (the CLI layer: this file talks to the user).
+ *
+ * An output is standard output or a file given with -o.  A regular file is
+ * written to a temporary name in the same directory and renamed into place
+ * only when mk_out_close() finds every write succeeded, so a failing
+ * command never leaves a partial file.  An existing file that is not a
+ * regular file (a device, a FIFO) is written in place.  NPY is never written to a terminal.  Write
+ * errors end the program with status 1 and one line; a reader that closed
+ * the pipe ends it quietly.
+ */
+#ifndef MK_IO_H
+#define MK_IO_H
+
+#include <stdio.h>
+
+#include "stream.h"
+#include "tensor.h"
+
+struct mk_out {
+	FILE		*fp;
+	const char	*name;		/* "stdout" or the -o path */
+	char		*path;		/* final path, or NULL for stdout */
+	char		*tmp;		/* temporary file being written */
+	enum mk_fmt	 fmt;		/* MK_FMT_NPY or MK_FMT_CSV */
+	int		 count;		/* tensors written */
+};
+
+/*
+ * Open the output (path NULL or "-": stdout) for tensors in format fmt.
+ * Exits with status 2 when NPY would go to a terminal, 1 when the file
+ * cannot be created.
+ */
+struct mk_out	*mk_out_open(const char *path, enum mk_fmt fmt);
+
+/*
+ * Write one tensor (CSV: under its own name, else fallback, else its
+ * index).  Exits with status 1 on a write error.
+ */
+void	mk_out_tensor(struct mk_out *o, const struct mk_tensor *t,
+	    const char *fallback);
+
+/*
+ * Flush and close; rename a temporary file into place.  Exits with status
+ * 1 and a message ("tool: stdout: No space left on device") if anything
+ * failed.
+ */
+void	mk_out_close(struct mk_out *o);
+
+/*
+ * Remove the temporary file of every output still open (called at exit;
+ * also safe to call by hand before an error exit).
+ */
+void	mk_out_abandon(void);
+
+#endif

@@ -1,0 +1,29 @@
+# lib.sh - helpers sourced by every CLI test (POSIX sh).
+
+die() {
+	echo "FAILED: $*" >&2
+	exit 1
+}
+
+# fails STATUS CMD...: CMD must exit with STATUS, print nothing on stdout
+# and exactly one line on stderr, which is then printed on our stdout so
+# the .stdout file records the message.
+fails() {
+	_want=$1
+	shift
+	_rc=0
+	"$@" >.fails-out 2>.fails-err || _rc=$?
+	[ "$_rc" = "$_want" ] || die "$* exited $_rc, want $_want: $(cat .fails-err)"
+	[ -s .fails-out ] && die "$* wrote to stdout on failure"
+	[ "$(wc -l < .fails-err)" = 1 ] ||
+	    die "$* wrote $(wc -l < .fails-err) lines to stderr: $(cat .fails-err)"
+	cat .fails-err
+	rm -f .fails-out .fails-err
+}
+
+# no_files: the current directory holds nothing but what is listed.
+only_files() {
+	_got=$(ls -A | grep -v '^\.fails-' | sort | tr '\n' ' ')
+	[ "$_got" = "$* " ] || [ "$_got" = "$*" ] ||
+	    die "directory holds '$_got', want '$*'"
+}

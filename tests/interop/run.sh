@@ -1,0 +1,16 @@
+#!/bin/sh
+# run.sh - numpy interop: what np.save / np.savetxt write, moekit reads; what
+# moekit writes, np.load / np.loadtxt read.  Needs Debian's python3-numpy
+# (installed by make deps); it is a failure, not a skip, if it is missing.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(cd "${MOEKIT_BIN:-$here/../../build/bin}" && pwd)
+py=${PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import numpy' 2>/dev/null; then
+	echo "interop: $py cannot import numpy (run make deps)" >&2
+	exit 1
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/moekit-interop.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+MOEKIT_BIN=$bin "$py" "$here/numpy_interop.py"
