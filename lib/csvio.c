@@ -303,7 +303,7 @@ on_row(int term, void *data)
 	struct mk_src *s = data;
 	struct mk_csvstate *c = s->csv;
 	struct mk_value v;
-	char vb[64], ex[64];
+	char vb[64], ex[200];
 	size_t k;
 	double dv;
 
@@ -337,8 +337,8 @@ on_row(int term, void *data)
 	for (k = 0; k < c->nf; k++) {
 		const char *f = c->arena + c->foff[k];
 		if (mk_csv_parse_number(f, field_len(c, k), &v) < 0) {
-			snprintf(ex, sizeof(ex), "%.40s", f);
-			fail(c, s, "field %zu: '%s' is not a number", k + 1, ex);
+			fail(c, s, "field %zu: '%s' is not a number", k + 1,
+			    mk_excerpt(ex, sizeof(ex), f, field_len(c, k), 40));
 			goto out;
 		}
 		if (c->meta.has_dtype) {
@@ -402,7 +402,7 @@ static int
 parse_meta(struct mk_csvstate *c, struct mk_src *s, const char *line,
     size_t n, struct meta *m)
 {
-	char buf[4096], *tok, *save, *eq;
+	char buf[4096], ex[300], *tok, *save, *eq;
 	int first = 1, dt;
 
 	if (n >= sizeof(buf))
@@ -426,14 +426,16 @@ parse_meta(struct mk_csvstate *c, struct mk_src *s, const char *line,
 			m->has_name = 1;
 		} else if (strcmp(tok, "shape") == 0) {
 			if (parse_shape(eq, m) < 0)
-				return fail(c, s, "bad shape '%.60s' (expected "
-				    "up to %d comma-separated sizes)", eq,
-				    MK_MAXDIM);
+				return fail(c, s, "bad shape '%s' (expected "
+				    "up to %d comma-separated sizes)",
+				    mk_excerpt(ex, sizeof(ex), eq, strlen(eq),
+				    60), MK_MAXDIM);
 			m->has_shape = 1;
 		} else if (strcmp(tok, "dtype") == 0) {
 			if ((dt = mk_dtype_parse(eq)) < 0)
-				return fail(c, s, "unknown dtype '%.40s' "
-				    "(supported: %s)", eq, mk_dtype_list());
+				return fail(c, s, "unknown dtype '%s' "
+				    "(supported: %s)", mk_excerpt(ex, sizeof(ex),
+				    eq, strlen(eq), 40), mk_dtype_list());
 			m->dtype = (enum mk_dtype)dt;
 			m->has_dtype = 1;
 		} else if (first) {
@@ -612,11 +614,12 @@ bad:
 	return -1;
 }
 
-int
-mk_csv_format_value(char *buf, size_t size, const struct mk_tensor *t,
+/* Format element i of data (dtype) as CSV text. */
+static int
+format_value(char *buf, size_t size, enum mk_dtype dtype, const void *data,
     size_t i)
 {
-	struct mk_value v = mk_value_load(t->data, t->dtype, i);
+	struct mk_value v = mk_value_load(data, dtype, i);
 	const char *fmt;
 
 	if (v.kind == MK_KIND_UINT)
@@ -630,13 +633,20 @@ mk_csv_format_value(char *buf, size_t size, const struct mk_tensor *t,
 	/* "-0" would read back as the integer 0 and lose its sign. */
 	if (v.f == 0 && signbit(v.f))
 		return snprintf(buf, size, "-0.0");
-	switch (t->dtype) {
+	switch (dtype) {
 	case MK_F16:	fmt = "%.5g"; break;
 	case MK_BF16:	fmt = "%.4g"; break;
 	case MK_F32:	fmt = "%.9g"; break;
 	default:	fmt = "%.17g"; break;
 	}
 	return snprintf(buf, size, fmt, v.f);
+}
+
+int
+mk_csv_format_value(char *buf, size_t size, const struct mk_tensor *t,
+    size_t i)
+{
+	return format_value(buf, size, t->dtype, t->data, i);
 }
 
 /* A name for the tensor line: no blanks, nothing that ends the token. */
@@ -652,23 +662,44 @@ clean_name(char *out, size_t size, const char *name)
 }
 
 int
-mk_csv_write(FILE *fp, const struct mk_tensor *t, const char *name,
-    struct mk_err *e)
+mk_csv_write_head(FILE *fp, const char *name, enum mk_dtype dtype, int ndim,
+    const int64_t *shape, struct mk_err *e)
 {
-	char sb[MK_MAXDIM * 24], nb[NAME_MAX_LEN + 1], vb[64];
-	size_t cols, i;
+	char sb[MK_MAXDIM * 24], nb[NAME_MAX_LEN + 1];
+
+	clean_name(nb, sizeof(nb), name);
+	if (fprintf(fp, "# name=%s shape=%s dtype=%s\n", nb, mk_shape_str(sb,
+	    sizeof(sb), ndim, shape), mk_dtype_name(dtype)) < 0)
+		return mk_err_sys(e, "write");
+	return 0;
+}
+
+int
+mk_csv_write_values(FILE *fp, enum mk_dtype dtype, const void *data,
+    size_t n, size_t cols, size_t *pos, struct mk_err *e)
+{
+	char vb[64];
+	size_t i;
 	int len;
 
-	clean_name(nb, sizeof(nb), t->name ? t->name : name ? name : "tensor");
-	if (fprintf(fp, "# name=%s shape=%s dtype=%s\n", nb, mk_shape_str(sb,
-	    sizeof(sb), t->ndim, t->shape), mk_dtype_name(t->dtype)) < 0)
-		return mk_err_sys(e, "write");
-	cols = t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : 1;
-	for (i = 0; i < t->nelem; i++) {
-		len = mk_csv_format_value(vb, sizeof(vb) - 1, t, i);
-		vb[len++] = (i + 1) % cols == 0 ? '\n' : ',';
+	for (i = 0; i < n; i++) {
+		len = format_value(vb, sizeof(vb) - 1, dtype, data, i);
+		vb[len++] = (++*pos) % cols == 0 ? '\n' : ',';
 		if (fwrite(vb, 1, (size_t)len, fp) != (size_t)len)
 			return mk_err_sys(e, "write");
 	}
 	return 0;
+}
+
+int
+mk_csv_write(FILE *fp, const struct mk_tensor *t, const char *name,
+    struct mk_err *e)
+{
+	size_t pos = 0;
+
+	if (mk_csv_write_head(fp, t->name ? t->name : name ? name : "tensor",
+	    t->dtype, t->ndim, t->shape, e) < 0)
+		return -1;
+	return mk_csv_write_values(fp, t->dtype, t->data, t->nelem,
+	    t->ndim >= 2 ? (size_t)t->shape[t->ndim - 1] : 1, &pos, e);
 }

@@ -57,6 +57,18 @@ void	mk_csv_state_free(struct mk_src *s);
 int	mk_csv_write(FILE *fp, const struct mk_tensor *t, const char *name,
 	    struct mk_err *e);
 
+/* Write the tensor line "# name=... shape=... dtype=...". 0 or -1. */
+int	mk_csv_write_head(FILE *fp, const char *name, enum mk_dtype dtype,
+	    int ndim, const int64_t *shape, struct mk_err *e);
+
+/*
+ * Write n elements of data (dtype) as CSV rows of `cols` values; *pos
+ * counts the elements of the tensor written so far (for line breaks).
+ * Returns 0 or -1 with e filled on a write error.
+ */
+int	mk_csv_write_values(FILE *fp, enum mk_dtype dtype, const void *data,
+	    size_t n, size_t cols, size_t *pos, struct mk_err *e);
+
 /*
  * Format one element of t as CSV text into buf (NUL-terminated).
  * Returns the length.

@@ -1,4 +1,5 @@
 /* errmsg.c - filling struct mk_err; see errmsg.h. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,4 +54,25 @@ int
 mk_err_sys(struct mk_err *e, const char *what)
 {
 	return mk_err_data(e, "%s: %s", what, strerror(errno));
+}
+
+const char *
+mk_excerpt(char *buf, size_t size, const char *s, size_t n, size_t max)
+{
+	size_t i, o = 0;
+	unsigned char c;
+
+	for (i = 0; i < n && i < max && o + 5 < size; i++) {
+		c = (unsigned char)s[i];
+		if (c < 0x80 && isprint(c))
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	if (i < n && o + 4 < size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
 }

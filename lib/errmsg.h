@@ -10,6 +10,8 @@
 #ifndef MK_ERRMSG_H
 #define MK_ERRMSG_H
 
+#include <stddef.h>
+
 /* Exit statuses, shared by every tool and listed in every man page. */
 #define MK_EXIT_OK	0	/* success */
 #define MK_EXIT_DATA	1	/* bad data, I/O or system error */
@@ -34,6 +36,13 @@ int	mk_err_data(struct mk_err *e, const char *fmt, ...)
 /* Shorthand for a usage error (status MK_EXIT_USAGE). Returns -1. */
 int	mk_err_usage(struct mk_err *e, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Copy up to max bytes of s[0..n) into buf as printable text for a
+ * message: other bytes become \xNN, and "..." marks a cut.  Returns buf.
+ */
+const char	*mk_excerpt(char *buf, size_t size, const char *s, size_t n,
+		    size_t max);
 
 /* Fill e with "what: strerror(errno)" as a data error. Returns -1. */
 int	mk_err_sys(struct mk_err *e, const char *what);

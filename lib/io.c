@@ -13,18 +13,38 @@
 #include "io.h"
 #include "npy.h"
 
-/* The one output whose temporary file must vanish if we exit early. */
-static struct mk_out *pending;
+/* Outputs whose temporary files must vanish if we exit early. */
+#define MAX_PENDING	8
+static struct mk_out *pending[MAX_PENDING];
 
 void
 mk_out_abandon(void)
 {
-	if (pending != NULL && pending->tmp != NULL) {
-		unlink(pending->tmp);
-		free(pending->tmp);
-		pending->tmp = NULL;
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++) {
+		if (pending[i] != NULL && pending[i]->tmp != NULL) {
+			unlink(pending[i]->tmp);
+			free(pending[i]->tmp);
+			pending[i]->tmp = NULL;
+		}
+		pending[i] = NULL;
 	}
-	pending = NULL;
+}
+
+/* Swap was for o in the pending list; only adding can fail. */
+static void
+track(struct mk_out *o, struct mk_out *was)
+{
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (pending[i] == was) {
+			pending[i] = o;
+			return;
+		}
+	if (was == NULL)
+		errx(MK_EXIT_DATA, "too many output files");
 }
 
 /* A write error: quiet for a closed pipe, one line otherwise. */
@@ -60,7 +80,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 			    "terminal (use -f csv, -o FILE or a pipe)");
 		o->fp = stdout;
 		o->name = "stdout";
-		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+		setvbuf(stdout, NULL, _IOFBF, 1 << 17);
 		return o;
 	}
 	o->name = path;
@@ -71,7 +91,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if ((o->fp = fopen(path, "w")) == NULL)
 			err(MK_EXIT_DATA, "%s", path);
-		setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+		setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
 		return o;
 	}
 	if ((o->path = strdup(path)) == NULL ||
@@ -82,7 +102,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		o->tmp = NULL;
 		err(MK_EXIT_DATA, "%s", path);
 	}
-	pending = o;
+	track(o, NULL);
 	/* mkstemp makes the file 0600; give it the mode a plain create would. */
 	mask = umask(0);
 	umask(mask);
@@ -91,27 +111,76 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		close(fd);
 		err(MK_EXIT_DATA, "%s", path);
 	}
-	setvbuf(o->fp, NULL, _IOFBF, 1 << 20);
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
 	return o;
+}
+
+void
+mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
+    int ndim, const int64_t *shape)
+{
+	char hdr[MK_MAXDIM * 24 + 256], idx[32];
+	struct mk_err e;
+	int64_t n;
+	size_t hl;
+	int r;
+
+	n = mk_shape_nelem(ndim, shape, mk_dtype_size(dtype));
+	o->dtype = dtype;
+	o->want = n < 0 ? 0 : (size_t)n;
+	o->done = 0;
+	o->cols = ndim >= 2 ? (size_t)shape[ndim - 1] : 1;
+	snprintf(idx, sizeof(idx), "%d", o->count);
+	errno = 0;
+	if (o->fmt == MK_FMT_CSV) {
+		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
+		    shape, &e);
+	} else {
+		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
+		r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
+	}
+	if (r < 0 || ferror(o->fp))
+		write_failed(o, errno ? errno : EIO);
+}
+
+void
+mk_out_data(struct mk_out *o, const void *data, size_t nelem)
+{
+	struct mk_err e;
+	size_t pos = o->done, nb = nelem * mk_dtype_size(o->dtype);
+	int r;
+
+	if (o->done + nelem > o->want)
+		errx(MK_EXIT_DATA, "internal error: %zu elements written to a "
+		    "tensor of %zu", o->done + nelem, o->want);
+	errno = 0;
+	if (o->fmt == MK_FMT_CSV)
+		r = mk_csv_write_values(o->fp, o->dtype, data, nelem, o->cols,
+		    &pos, &e);
+	else
+		r = nb == 0 || fwrite(data, 1, nb, o->fp) == nb ? 0 : -1;
+	if (r < 0 || ferror(o->fp))
+		write_failed(o, errno ? errno : EIO);
+	o->done += nelem;
+}
+
+void
+mk_out_end(struct mk_out *o)
+{
+	if (o->done != o->want)
+		errx(MK_EXIT_DATA, "internal error: %zu of %zu elements "
+		    "written", o->done, o->want);
+	o->count++;
 }
 
 void
 mk_out_tensor(struct mk_out *o, const struct mk_tensor *t,
     const char *fallback)
 {
-	struct mk_err e;
-	char idx[32];
-	int r;
-
-	snprintf(idx, sizeof(idx), "%d", o->count);
-	errno = 0;
-	if (o->fmt == MK_FMT_CSV)
-		r = mk_csv_write(o->fp, t, fallback ? fallback : idx, &e);
-	else
-		r = mk_npy_write(o->fp, t, &e);
-	if (r < 0 || ferror(o->fp))
-		write_failed(o, errno ? errno : EIO);
-	o->count++;
+	mk_out_begin(o, t->name ? t->name : fallback, t->dtype, t->ndim,
+	    t->shape);
+	mk_out_data(o, t->data, t->nelem);
+	mk_out_end(o);
 }
 
 void
@@ -134,8 +203,7 @@ mk_out_close(struct mk_out *o)
 		free(o->tmp);
 		o->tmp = NULL;
 	}
-	if (pending == o)
-		pending = NULL;
+	track(NULL, o);
 	free(o->path);
 	free(o);
 }

@@ -24,6 +24,9 @@ struct mk_out {
 	char		*tmp;		/* temporary file being written */
 	enum mk_fmt	 fmt;		/* MK_FMT_NPY or MK_FMT_CSV */
 	int		 count;		/* tensors written */
+	/* the tensor being streamed by mk_out_begin/data/end */
+	enum mk_dtype	 dtype;
+	size_t		 cols, want, done;
 };
 
 /*
@@ -39,6 +42,17 @@ struct mk_out	*mk_out_open(const char *path, enum mk_fmt fmt);
  */
 void	mk_out_tensor(struct mk_out *o, const struct mk_tensor *t,
 	    const char *fallback);
+
+/*
+ * Stream a tensor: its dtype and shape first, then its data in pieces
+ * (whole rows of the last dimension for CSV), then mk_out_end(), which
+ * checks that exactly the announced elements came.  For large outputs
+ * built piece by piece.  Exits with status 1 on a write error.
+ */
+void	mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
+	    int ndim, const int64_t *shape);
+void	mk_out_data(struct mk_out *o, const void *data, size_t nelem);
+void	mk_out_end(struct mk_out *o);
 
 /*
  * Flush and close; rename a temporary file into place.  Exits with status

@@ -17,25 +17,11 @@
 /* Largest dimension accepted; keeps every product check simple. */
 #define MAXDIM_VALUE	((int64_t)1 << 62)
 
-/* Quote up to 40 bytes of s for a message, escaping what is not printable. */
+/* Up to 40 bytes of s, printable, for a message. */
 static const char *
 excerpt(char *buf, size_t size, const char *s, size_t n)
 {
-	size_t i, o = 0;
-
-	for (i = 0; i < n && i < 40 && o + 5 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (isprint(c))
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-	}
-	if (i < n && o + 4 < size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = '\0';
-	return buf;
+	return mk_excerpt(buf, size, s, n, 40);
 }
 
 int
@@ -198,7 +184,7 @@ mk_npy_parse_dict(const char *s, size_t n, struct mk_npy_hdr *h,
     struct mk_err *e)
 {
 	struct cur c = { s, n, 0 };
-	char key[32], descr[32], sbuf[256];
+	char key[32], descr[32], sbuf[256], ex[200];
 	int seen_descr = 0, seen_order = 0, seen_shape = 0, big, dt;
 	int64_t nel;
 
@@ -222,7 +208,8 @@ mk_npy_parse_dict(const char *s, size_t n, struct mk_npy_hdr *h,
 			if ((dt = mk_dtype_from_descr(descr, &big)) < 0)
 				return mk_err_data(e, "header: unsupported "
 				    "dtype '%s' (supported: f2 f4 f8 i1 i2 i4 "
-				    "i8 u1 u2 u4 u8 b1)", descr);
+				    "i8 u1 u2 u4 u8 b1)", excerpt(ex, sizeof(ex),
+				    descr, strlen(descr)));
 			h->dtype = dt;
 			h->big_endian = big;
 		} else if (strcmp(key, "fortran_order") == 0 && !seen_order) {
@@ -244,7 +231,8 @@ mk_npy_parse_dict(const char *s, size_t n, struct mk_npy_hdr *h,
 			    key);
 		} else {
 			return mk_err_data(e, "header: unexpected key '%s' "
-			    "(expected descr, fortran_order, shape)", key);
+			    "(expected descr, fortran_order, shape)",
+			    excerpt(ex, sizeof(ex), key, strlen(key)));
 		}
 		if (!eat(&c, ',')) {
 			if (!eat(&c, '}'))

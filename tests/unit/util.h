@@ -53,5 +53,7 @@ void	suite_npy(void);
 void	suite_csv(void);
 void	suite_stream(void);
 void	suite_kern(void);
+void	suite_eplb(void);
+void	suite_loads(void);
 
 #endif

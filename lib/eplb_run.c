@@ -1,0 +1,133 @@
+/*
+ * eplb_run.c - whole plans: every layer, log2phy, statistics; see
+ * mk_eplb_plan_all and mk_eplb_stats in eplb.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eplb.h"
+
+void
+mk_eplb_out_free(struct mk_eplb_out *o)
+{
+	free(o->phy2log);
+	free(o->rank);
+	free(o->cnt);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Plan layers [0, L) in parallel; each layer is independent. */
+static int
+plan_layers(const struct mk_eplb_cfg *c, const double *w, int L,
+    const int64_t *prev, struct mk_eplb_out *o)
+{
+	int l, bad = 0;
+
+#pragma omp parallel for schedule(dynamic) reduction(|:bad)
+	for (l = 0; l < L; l++) {
+		struct mk_eplb_plan p;
+
+		p.phy2log = o->phy2log + (size_t)l * (size_t)c->R;
+		p.rank = o->rank + (size_t)l * (size_t)c->R;
+		p.cnt = o->cnt + (size_t)l * (size_t)c->E;
+		if (mk_eplb_layer(c, w + (size_t)l * (size_t)c->E, &p) < 0 ||
+		    (prev != NULL && mk_eplb_relabel(c, prev + (size_t)l *
+		    (size_t)c->R, &p) < 0))
+			bad |= 1;
+	}
+	return bad ? -1 : 0;
+}
+
+int
+mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int L,
+    const int64_t *prev, int width_max, struct mk_eplb_out *o,
+    struct mk_err *e)
+{
+	size_t R = (size_t)c->R, E = (size_t)c->E, i;
+	int X;
+
+	memset(o, 0, sizeof(*o));
+	o->L = L;
+	o->phy2log = malloc(sizeof(int64_t) * (size_t)L * R);
+	o->rank = malloc(sizeof(int64_t) * (size_t)L * R);
+	o->cnt = malloc(sizeof(int64_t) * (size_t)L * E);
+	if (o->phy2log == NULL || o->rank == NULL || o->cnt == NULL ||
+	    plan_layers(c, w, L, prev, o) < 0) {
+		mk_eplb_out_free(o);
+		return mk_err_data(e, "out of memory planning %d layers", L);
+	}
+	X = c->R - c->E + 1;
+	if (width_max)
+		for (i = 0, X = 1; i < (size_t)L * E; i++)
+			if (o->cnt[i] > X)
+				X = (int)o->cnt[i];
+	o->X = X;
+	return 0;
+}
+
+void
+mk_eplb_log2phy(const struct mk_eplb_cfg *c, const struct mk_eplb_out *o,
+    int l, int64_t *dst)
+{
+	size_t R = (size_t)c->R, X = (size_t)o->X, i;
+	const int64_t *p = o->phy2log + (size_t)l * R, *r = o->rank +
+	    (size_t)l * R;
+
+	for (i = 0; i < (size_t)c->E * X; i++)
+		dst[i] = -1;
+	for (i = 0; i < R; i++)
+		dst[(size_t)p[i] * X + (size_t)r[i]] = (int64_t)i;
+}
+
+int
+mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w,
+    const struct mk_eplb_out *plan, const int64_t *prev,
+    struct mk_eplb_stat *st, struct mk_err *e)
+{
+	struct mk_eplb_cfg oc = *c;
+	struct mk_err ignore;
+	int l, bad = 0, other;
+
+	/* The other policy: global for hierarchical plans, and back. */
+	other = mk_eplb_config(&oc, c->hier ? MK_EPLB_GLOBAL : MK_EPLB_HIER,
+	    &ignore) == 0 && oc.hier != c->hier;
+#pragma omp parallel for schedule(dynamic) reduction(|:bad)
+	for (l = 0; l < plan->L; l++) {
+		const double *wl = w + (size_t)l * (size_t)c->E;
+		const int64_t *pl = plan->phy2log + (size_t)l * (size_t)c->R;
+		struct mk_eplb_stat *s = &st[l];
+		struct mk_eplb_plan op;
+		int64_t *buf;
+
+		memset(s, 0, sizeof(*s));
+		s->max = mk_eplb_max_load(c, wl, pl, plan->cnt + (size_t)l *
+		    (size_t)c->E, &s->mean);
+		s->balancedness = s->max > 0 ? s->mean / s->max : 1;
+		s->lower_bound = mk_eplb_lower_bound(c, wl);
+		s->gap = s->lower_bound > 0 ? s->max / s->lower_bound : 1;
+		if (prev != NULL)
+			mk_eplb_migration(c, prev + (size_t)l * (size_t)c->R,
+			    pl, &s->changed, &s->copies);
+		if (!other)
+			continue;
+		buf = malloc(sizeof(int64_t) * (size_t)(2 * c->R + c->E));
+		if (buf == NULL) {
+			bad |= 1;
+			continue;
+		}
+		op.phy2log = buf;
+		op.rank = buf + c->R;
+		op.cnt = buf + 2 * c->R;
+		if (mk_eplb_layer(&oc, wl, &op) < 0) {
+			bad |= 1;
+		} else {
+			s->has_other = 1;
+			s->other_max = mk_eplb_max_load(&oc, wl, op.phy2log,
+			    op.cnt, NULL);
+			s->other_balancedness = s->other_max > 0 ? s->mean /
+			    s->other_max : 1;
+		}
+		free(buf);
+	}
+	return bad ? mk_err_data(e, "out of memory computing statistics") : 0;
+}
