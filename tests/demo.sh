@@ -18,3 +18,18 @@ tensor-cat -f csv testdata/tensor-cat-mixed.npy | tensor-cat -f npy |
     cmp - testdata/tensor-cat-roundtrip.npy && echo "round trip: identical"
 step "tensor-cat --dtype f16 --emit 0 testdata/tensor-cat-mixed.npy | tensor-cat -f csv"
 tensor-cat --dtype f16 --emit 0 testdata/tensor-cat-mixed.npy | tensor-cat -f csv
+
+echo
+echo "== eplb-plan: place DeepSeek-V3's experts from a real SGLang load dump"
+step "eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers -o \$tmp/plan.npy testdata/eplb-dsv3-prefill_in1024.json"
+eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers -o "$tmp/plan.npy" testdata/eplb-dsv3-prefill_in1024.json
+step "tensor-cat --info \$tmp/plan.npy"
+tensor-cat --info "$tmp/plan.npy"
+step "tensor-cat -f csv --emit 0 \$tmp/plan.npy | head -2 | cut -c1-100"
+tensor-cat -f csv --emit 0 --names phy2log "$tmp/plan.npy" | head -2 | cut -c1-100
+for a in deepseek waterfill best; do
+	step "eplb-plan -a $a ... --stats (total: balancedness, gap to the lower bound)"
+	eplb-plan -a $a -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --stats \
+	    -o /dev/null testdata/eplb-dsv3-prefill_in1024.json 2>&1 |
+	    awk -F, '/^total/ { printf "balancedness %s, max/bound %s\n", $4, $6 }'
+done

@@ -2,18 +2,20 @@
 # examples.sh - run every example of the man pages (jq's mantest idea).
 #
 # In each .Bd -literal block of EXAMPLES, a line "$ command" is run with
-# bash -o pipefail from the repository root, the moekit binaries first on
-# PATH; the lines after it, up to the next "$ " or .Ed, are its expected
-# standard output (none: the output is not compared, but the status must
-# be 0).
+# bash -o pipefail in a scratch directory where testdata/ is the
+# repository's (files the examples write stay there), the moekit binaries
+# first on PATH; the lines after it, up to the next "$ " or .Ed, are its
+# expected standard output (none: the output is not compared, but the
+# status must be 0).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 bin=$(cd "${MOEKIT_BIN:-$root/build/bin}" && pwd) || exit 2
 export PATH="$bin:$PATH" LC_ALL=C
-cd "$root" || exit 2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-ex.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/work"
+ln -s "$root/testdata" "$tmp/work/testdata"
 n=0 bad=0
 
 # Turn the pages into a script of records: C<tab>command / O<tab>line.
@@ -28,13 +30,13 @@ for page in "$@"; do
 	lit && /^\.Ed/ { lit = 0; print "E\t" page; next }
 	lit && /^\$ / { print "C\t" page "\t" unesc(substr($0, 3)); next }
 	lit { print "O\t" page "\t" unesc($0) }
-	' "$page"
+	' "$(case $page in /*) echo "$page" ;; *) echo "$root/$page" ;; esac)"
 done > "$tmp/records"
 
 run_one() {
 	[ -n "$cmd" ] || return 0
 	n=$((n + 1))
-	bash -o pipefail -c "$cmd" > "$tmp/got" 2> "$tmp/err"
+	(cd "$tmp/work" && bash -o pipefail -c "$cmd") > "$tmp/got" 2> "$tmp/err"
 	rc=$?
 	if [ $rc != 0 ]; then
 		echo "FAIL $cpage: '$cmd' exited $rc: $(head -3 "$tmp/err")"

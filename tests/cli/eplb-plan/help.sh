@@ -1,0 +1,3 @@
+# --help on stdout, status 0; the synopsis names every option.
+eplb-plan --help | head -1
+eplb-plan -h | grep -c -- '--prev'
