@@ -5,6 +5,7 @@
  */
 #include <err.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	report = arg_file0(NULL, "report", "FILE", "write the statistics to "
 	    "FILE instead");
 	effort = arg_str0(NULL, "effort", "N", "best: search steps per node "
-	    "and layer (default 2000)");
+	    "and layer (default 64)");
 	file = arg_file0(NULL, NULL, "FILE", "loads (default: stdin)");
 	end = arg_end(20);
 	void *argtable[] = { r, g, n, k, policy, algo, window, skip, width,
@@ -149,30 +150,40 @@ read_prev(const char *path, const struct mk_eplb_cfg *c, int L)
 	struct mk_err e;
 	int64_t *p, v;
 	size_t i;
-	char sb[128];
+	char sb[sizeof(e.msg)];
 
 	if ((s = mk_src_open(path, &e)) == NULL)
-		errx(e.status, "%s", e.msg);
+		mk_fail(NULL, &e);
 	mk_tensor_init(&t);
-	if (mk_src_next(s, &t, &e) < 0)
-		errx(e.status, "--prev %s", e.msg);
+	if (mk_src_next(s, &t, &e) < 0) {
+		snprintf(sb, sizeof(sb), "%s", e.msg);
+		mk_err_data(&e, "--prev %s", sb);
+		mk_fail(s, &e);
+	}
 	if (mk_dtype_kind(t.dtype) == MK_KIND_FLOAT ||
 	    t.nelem != (size_t)L * (size_t)c->R ||
 	    (t.ndim != 2 && !(t.ndim == 1 && L == 1)) ||
-	    t.shape[t.ndim - 1] != c->R)
-		errx(MK_EXIT_DATA, "--prev %s: shape (%s) of %s is not a "
-		    "phy2log of %d layers x %d slots (integers)",
-		    mk_src_name(s), mk_shape_str(sb, sizeof(sb), t.ndim,
-		    t.shape), mk_dtype_name(t.dtype), L, c->R);
+	    t.shape[t.ndim - 1] != c->R) {
+		mk_err_data(&e, "--prev %s: shape (%s) of %s is not a phy2log "
+		    "of %d layers x %d slots (integers)", mk_src_name(s),
+		    mk_shape_str(sb, sizeof(sb), t.ndim, t.shape),
+		    mk_dtype_name(t.dtype), L, c->R);
+		mk_tensor_free(&t);
+		mk_fail(s, &e);
+	}
 	if ((p = malloc(sizeof(int64_t) * t.nelem)) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	for (i = 0; i < t.nelem; i++) {
 		v = mk_tensor_get_i64(&t, i);
-		if (v < 0 || v >= c->E)
-			errx(MK_EXIT_DATA, "--prev %s: layer %zu, slot %zu: "
-			    "expert %lld is not in [0, %d)", mk_src_name(s),
+		if (v < 0 || v >= c->E) {
+			mk_err_data(&e, "--prev %s: layer %zu, slot %zu: expert "
+			    "%lld is not in [0, %d)", mk_src_name(s),
 			    i / (size_t)c->R, i % (size_t)c->R, (long long)v,
 			    c->E);
+			free(p);
+			mk_tensor_free(&t);
+			mk_fail(s, &e);
+		}
 		p[i] = v;
 	}
 	mk_tensor_free(&t);
@@ -233,6 +244,16 @@ write_stats(const struct opts *o, const struct mk_loads *ld,
 		mk_out_close(out);
 }
 
+static double
+ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 /* Write one output of the plan; log2phy is built a layer at a time. */
 static void
 put(struct mk_out *w, int which, const struct mk_eplb_cfg *c,
@@ -269,14 +290,16 @@ run(struct opts *o)
 	struct mk_src *s;
 	struct mk_out *w;
 	struct mk_err e;
+	struct timespec t0, t1;
 	int64_t *prev = NULL;
 	int fmt, i, l;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((s = mk_src_open(o->input, &e)) == NULL)
-		errx(e.status, "%s", e.msg);
+		mk_fail(NULL, &e);
 	if ((fmt = mk_src_format(s, &e)) < 0 ||
 	    mk_loads_read(s, o->window, o->skip_zero, &ld, &e) < 0)
-		errx(e.status, "%s", e.msg);
+		mk_fail(s, &e);
 	mk_src_close(s);
 	if (ld.skipped) {
 		fprintf(stderr, "%s: --skip-zero-layers: dropped %d all-zero "
@@ -287,8 +310,10 @@ run(struct opts *o)
 		fprintf(stderr, "); planning %d\n", ld.L);
 	}
 	o->cfg.E = ld.E;
-	if (mk_eplb_config(&o->cfg, o->policy, &e) < 0)
+	if (mk_eplb_config(&o->cfg, o->policy, &e) < 0) {
+		mk_loads_free(&ld);
 		mk_usage_error("%s", e.msg);
+	}
 	if (o->c.verbose)
 		fprintf(stderr, "%s: %d layers x %d experts -> %d slots on %d "
 		    "GPUs, %d nodes, %d groups, %s policy%s\n", mk_progname(),
@@ -297,9 +322,14 @@ run(struct opts *o)
 		    ", steps summed" : "");
 	if (o->prev != NULL)
 		prev = read_prev(o->prev, &o->cfg, ld.L);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (mk_eplb_plan_all(&o->cfg, ld.w, ld.L, prev, o->width_max, &plan,
 	    &e) < 0)
 		errx(e.status, "%s", e.msg);
+	if (o->c.verbose)
+		fprintf(stderr, "%s: read in %.3f ms, planned in %.3f ms\n",
+		    mk_progname(), (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, ms_since(&t1));
 	if (o->stats) {
 		if ((st = calloc((size_t)ld.L, sizeof(*st))) == NULL)
 			err(MK_EXIT_DATA, NULL);

@@ -97,9 +97,9 @@ read_input(const char *path, struct input *in)
 	int r, fmt, k = 0;
 
 	if ((s = mk_src_open(path, &e)) == NULL)
-		errx(e.status, "%s", e.msg);
+		mk_fail(NULL, &e);
 	if ((fmt = mk_src_format(s, &e)) < 0)
-		errx(e.status, "%s", e.msg);
+		mk_fail(s, &e);
 	if (in->fmt == MK_FMT_AUTO && (fmt == MK_FMT_NPY || fmt == MK_FMT_CSV))
 		in->fmt = (enum mk_fmt)fmt;
 	for (;;) {
@@ -116,7 +116,7 @@ read_input(const char *path, struct input *in)
 		in->idx[in->n] = k++;
 		mk_tensor_init(&in->t[in->n]);
 		if ((r = mk_src_next(s, &in->t[in->n], &e)) < 0)
-			errx(e.status, "%s", e.msg);
+			mk_fail(s, &e);
 		if (r == 0)
 			break;
 		if (++in->n > MAX_TENSORS)
@@ -214,7 +214,7 @@ run(const struct opts *o)
 		mk_tensor_init(&conv[i]);
 		if (mk_tensor_convert(&conv[i], out[i], (enum mk_dtype)o->dtype,
 		    what, &e) < 0)
-			errx(e.status, "%s", e.msg);
+			mk_fail(NULL, &e);
 		out[i] = &conv[i];
 	}
 	if (o->names != NULL)

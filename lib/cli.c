@@ -305,3 +305,10 @@ mk_select(const char *list, const char *const *names, int n, int *order,
 		return mk_err_usage(e, "--emit: empty list");
 	return count;
 }
+
+void
+mk_fail(struct mk_src *s, const struct mk_err *e)
+{
+	mk_src_close(s);
+	errx(e->status, "%s", e->msg);
+}

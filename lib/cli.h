@@ -95,6 +95,13 @@ double	mk_opt_double(const char *s, const char *what);
 int	mk_select(const char *list, const char *const *names, int n,
 	    int *order, int max, struct mk_err *e);
 
+/*
+ * Report e ("tool: message") and exit with its status, closing s first so
+ * that nothing is left allocated (s may be NULL).
+ */
+void	mk_fail(struct mk_src *s, const struct mk_err *e)
+	    __attribute__((noreturn));
+
 /* The program's short name, for messages. */
 const char	*mk_progname(void);
 

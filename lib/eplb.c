@@ -47,7 +47,7 @@ mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 		return mk_err_usage(e, "hierarchical: --groups %d exceeds the "
 		    "limit of 62", c->K);
 	if (c->effort <= 0)
-		c->effort = 2000;
+		c->effort = MK_EPLB_EFFORT;
 	return 0;
 }
 

@@ -28,13 +28,20 @@
 #include "errmsg.h"
 
 enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
+
+/*
+ * Default search effort of best: swap steps per node and layer.  64 brings
+ * the real DeepSeek-V3 dumps to a mean gap of about 1.0002 to the bound;
+ * more buys little (tests/bench/RESULTS.md).
+ */
+#define MK_EPLB_EFFORT	64
 enum mk_eplb_policy { MK_EPLB_AUTO, MK_EPLB_HIER, MK_EPLB_GLOBAL };
 
 struct mk_eplb_cfg {
 	int	E, R, G, N, K;	/* experts, slots, GPUs, nodes, groups */
 	int	hier;		/* 1: hierarchical, 0: global (resolved) */
 	int	algo;		/* enum mk_eplb_algo */
-	int	effort;		/* best: local-search steps per layer */
+	int	effort;		/* best: search steps per node and layer */
 };
 
 /* One layer's plan. */

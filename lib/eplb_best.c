@@ -195,27 +195,38 @@ sort_bin(struct prob *p, int g)
 static void
 swap_search(struct prob *p)
 {
-	int b, c, i, j, lo, hi, mid, bi = -1, bj = -1, S = p->S, x, y, k;
+	int b, c, i, j, k, lo, hi, mid, bi = -1, bj = -1, S = p->S, x, y, t;
+	int *ord = p->heap, n = p->gpus;
 	double M, gap, d, val, best, eps, want;
 	const int *cb, *cc;
 
-	for (c = 0; c < p->gpus; c++)
+	for (c = 0; c < n; c++)
 		if (p->dirty[c]) {
 			sort_bin(p, c);
 			p->dirty[c] = 0;
 		}
+	/* GPUs by load, lightest first; the last is the heaviest */
+	for (c = 0; c < n; c++) {
+		for (k = c - 1; k >= 0 && p->load[ord[k]] > p->load[c]; k--)
+			ord[k + 1] = ord[k];
+		ord[k + 1] = c;
+	}
 	while (p->effort-- > 0) {
-		b = heaviest(p);
+		b = ord[n - 1];
 		M = p->load[b];
 		eps = M * 1e-12;
 		best = M - eps;
 		bi = -1;
 		cb = p->bin + (size_t)b * S;
-		for (c = 0; c < p->gpus; c++) {
+		for (t = 0; t < n - 1; t++) {
+			c = ord[t];
 			gap = M - p->load[c];
-			/* no swap can do better than splitting the gap */
-			if (c == b || gap <= eps || M - gap / 2 >= best)
-				continue;
+			/*
+			 * No swap does better than splitting the gap, and
+			 * heavier GPUs have smaller gaps: stop here.
+			 */
+			if (gap <= eps || M - gap / 2 >= best)
+				break;
 			cc = p->bin + (size_t)c * S;
 			for (i = 0; i < S; i++) {
 				want = p->ival[cb[i]] - gap / 2;
@@ -251,12 +262,21 @@ swap_search(struct prob *p)
 		x = p->bin[bi];
 		y = p->bin[bj];
 		d = p->ival[x] - p->ival[y];
+		c = bj / S;
 		p->bin[bi] = y;
 		p->bin[bj] = x;
 		p->load[b] -= d;
-		p->load[bj / S] += d;
+		p->load[c] += d;
 		sort_bin(p, b);
-		sort_bin(p, bj / S);
+		sort_bin(p, c);
+		/* both moved: re-sort the order (nearly sorted, insertion) */
+		for (t = 1; t < n; t++) {
+			x = ord[t];
+			for (k = t - 1; k >= 0 && p->load[ord[k]] > p->load[x];
+			    k--)
+				ord[k + 1] = ord[k];
+			ord[k + 1] = x;
+		}
 	}
 }
 

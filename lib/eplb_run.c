@@ -16,14 +16,19 @@ mk_eplb_out_free(struct mk_eplb_out *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Plan layers [0, L) in parallel; each layer is independent. */
+/*
+ * Plan layers [0, L) in parallel; each layer is independent.  The
+ * references take microseconds per layer, less than waking threads costs,
+ * so only best is spread over threads.
+ */
 static int
 plan_layers(const struct mk_eplb_cfg *c, const double *w, int L,
     const int64_t *prev, struct mk_eplb_out *o)
 {
 	int l, bad = 0;
 
-#pragma omp parallel for schedule(dynamic) reduction(|:bad)
+#pragma omp parallel for schedule(dynamic) reduction(|:bad) \
+    if (c->algo == MK_EPLB_BEST && L > 1)
 	for (l = 0; l < L; l++) {
 		struct mk_eplb_plan p;
 

@@ -1,0 +1,46 @@
+"""Time the seed's rebalance_experts (shared/seeds/000_...) under torch.
+
+usage: seed_eplb.py SEED_TXT LOADS R K N G [REPS]
+LOADS is .npy [L, E] or an SGLang JSON dump (all-zero layers dropped, as
+eplb-plan --skip-zero-layers does).  Prints the median wall time in ms of
+REPS calls (default 11) after one warm-up.
+"""
+import json
+import statistics
+import sys
+import time
+import types
+
+import numpy as np
+import torch
+
+
+def load_seed(path):
+    text = open(path).read()
+    code = text[text.index("# EVOLVE-BLOCK-START"):text.index("# EVOLVE-BLOCK-END")]
+    m = types.ModuleType("seed_eplb")
+    exec(compile(code, path, "exec"), m.__dict__)
+    return m.rebalance_experts
+
+
+def main():
+    fn = load_seed(sys.argv[1])
+    path = sys.argv[2]
+    R, K, N, G = (int(x) for x in sys.argv[3:7])
+    reps = int(sys.argv[7]) if len(sys.argv) > 7 else 11
+    if path.endswith(".json"):
+        w = np.array(json.load(open(path))["logical_count"], dtype=np.float64)
+    else:
+        w = np.load(path).astype(np.float64)
+    w = w[w.sum(1) > 0]
+    t = torch.tensor(w)
+    fn(t, R, K, N, G)
+    ts = []
+    for _ in range(reps):
+        s = time.perf_counter()
+        fn(t, R, K, N, G)
+        ts.append(time.perf_counter() - s)
+    print("%.3f" % (statistics.median(ts) * 1e3))
+
+
+main()
