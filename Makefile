@@ -19,7 +19,7 @@ DESTDIR ?=
 PYTHON  ?= /usr/bin/python3
 FUZZ_SECONDS ?= 60
 
-TOOLS = tensor-cat eplb-plan
+TOOLS = tensor-cat eplb-plan a2a-layout
 
 # Debian 12 packages: building, testing, and (separately) fuzzing.
 DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libjansson-dev

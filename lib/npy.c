@@ -400,11 +400,45 @@ read_payload(struct mk_src *s, uint64_t nbytes, uint64_t *got,
 }
 
 int
+mk_npy_read_header(struct mk_src *s, struct mk_npy_hdr *h, struct mk_err *e)
+{
+	struct mk_err pe;
+	uint64_t start = src_offset(s);
+	int64_t avail;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	if ((avail = src_fill(s, 12, e)) < 0)
+		return -1;
+	if (avail == 0)
+		return 0;
+	r = mk_npy_parse_prefix(s->p + s->pos, (size_t)avail, h, &pe);
+	if (r == 0)
+		pe.status = MK_EXIT_DATA, snprintf(pe.msg, sizeof(pe.msg),
+		    "truncated NPY preamble (%lld bytes)", (long long)avail);
+	if (r <= 0)
+		return mk_err_data(e, "%s: array %d at byte %llu: %s", s->name,
+		    s->index, (unsigned long long)start, pe.msg);
+	if ((avail = src_fill(s, h->prefix_len + h->header_len, e)) < 0)
+		return -1;
+	if ((size_t)avail < h->prefix_len + h->header_len)
+		return mk_err_data(e, "%s: array %d at byte %llu: truncated "
+		    "header (%lld of %zu bytes)", s->name, s->index,
+		    (unsigned long long)start, (long long)avail,
+		    h->prefix_len + h->header_len);
+	if (mk_npy_parse_dict((const char *)s->p + s->pos + h->prefix_len,
+	    h->header_len, h, &pe) < 0)
+		return mk_err_data(e, "%s: array %d at byte %llu: %s", s->name,
+		    s->index, (unsigned long long)start, pe.msg);
+	s->pos += h->prefix_len + h->header_len;
+	return 1;
+}
+
+int
 mk_npy_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 {
 	struct mk_npy_hdr h;
 	struct mk_buf *b = NULL;
-	struct mk_err pe;
 	uint64_t start = src_offset(s), got;
 	size_t size;
 	int64_t avail;
@@ -412,30 +446,8 @@ mk_npy_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 	unsigned char *data;
 
 	mk_tensor_free(t);
-	memset(&h, 0, sizeof(h));
-	if ((avail = src_fill(s, 12, e)) < 0)
-		return -1;
-	if (avail == 0)
-		return 0;
-	r = mk_npy_parse_prefix(s->p + s->pos, (size_t)avail, &h, &pe);
-	if (r == 0)
-		pe.status = MK_EXIT_DATA, snprintf(pe.msg, sizeof(pe.msg),
-		    "truncated NPY preamble (%lld bytes)", (long long)avail);
-	if (r <= 0)
-		return mk_err_data(e, "%s: array %d at byte %llu: %s", s->name,
-		    s->index, (unsigned long long)start, pe.msg);
-	if ((avail = src_fill(s, h.prefix_len + h.header_len, e)) < 0)
-		return -1;
-	if ((size_t)avail < h.prefix_len + h.header_len)
-		return mk_err_data(e, "%s: array %d at byte %llu: truncated "
-		    "header (%lld of %zu bytes)", s->name, s->index,
-		    (unsigned long long)start, (long long)avail,
-		    h.prefix_len + h.header_len);
-	if (mk_npy_parse_dict((const char *)s->p + s->pos + h.prefix_len,
-	    h.header_len, &h, &pe) < 0)
-		return mk_err_data(e, "%s: array %d at byte %llu: %s", s->name,
-		    s->index, (unsigned long long)start, pe.msg);
-	s->pos += h.prefix_len + h.header_len;
+	if ((r = mk_npy_read_header(s, &h, e)) <= 0)
+		return r;
 	size = mk_dtype_size(h.dtype);
 
 	if (s->map != NULL) {

@@ -80,6 +80,14 @@ size_t	mk_npy_format_header(char *buf, size_t cap, enum mk_dtype dtype,
 struct mk_src;
 
 /*
+ * Read only the preamble and header of the next array, leaving the source
+ * at its payload (h->nbytes bytes).  Returns 1, 0 at a clean end of input,
+ * or -1 with e filled.  For readers that stream the payload themselves.
+ */
+int	mk_npy_read_header(struct mk_src *s, struct mk_npy_hdr *h,
+	    struct mk_err *e);
+
+/*
  * Read the next array of an NPY stream into t (freed first).  Large arrays
  * from mapped files are not copied.  Returns 1 with t filled, 0 at a clean
  * end of input, or -1 with e filled ("FILE: array I at byte N: ...").

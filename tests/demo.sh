@@ -33,3 +33,15 @@ for a in deepseek waterfill best; do
 	    -o /dev/null testdata/eplb-dsv3-prefill_in1024.json 2>&1 |
 	    awk -F, '/^total/ { printf "balancedness %s, max/bound %s\n", $4, $6 }'
 done
+
+echo
+echo "== a2a-layout: lay a routing trace out through that plan, size DeepEP's buffers"
+step "eplb-plan ... --emit phy2log | a2a-layout --phy2log - --layer 10 --report -o \$tmp/layout.npy testdata/a2a-dsv3-trace.npy"
+eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --emit phy2log \
+    testdata/eplb-dsv3-prefill_in1024.json 2>/dev/null |
+    a2a-layout --phy2log - --layer 10 --num-sms 24 --max-tokens 128 --report \
+    -o "$tmp/layout.npy" testdata/a2a-dsv3-trace.npy
+step "tensor-cat --info \$tmp/layout.npy"
+tensor-cat --info "$tmp/layout.npy"
+step "a2a-layout -E 8 --emit num_recv_tokens -f csv testdata/a2a-mixtral-gsm8k.npy | head -6   # real Mixtral routing, EP-4"
+a2a-layout -E 8 --emit num_recv_tokens -f csv testdata/a2a-mixtral-gsm8k.npy | head -6

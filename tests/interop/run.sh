@@ -14,3 +14,4 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/moekit-interop.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 MOEKIT_BIN=$bin "$py" "$here/numpy_interop.py"
+MOEKIT_BIN=$bin "$py" "$here/a2a_check.py"

@@ -55,5 +55,6 @@ void	suite_stream(void);
 void	suite_kern(void);
 void	suite_eplb(void);
 void	suite_loads(void);
+void	suite_a2a(void);
 
 #endif

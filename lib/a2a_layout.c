@@ -1,0 +1,297 @@
+/*
+ * a2a_layout.c - the group-wide dispatch layout of one step (DeepEP's
+ * get_dispatch_layout and notify_dispatch, Triton-distributed's
+ * preprocess), in one pass over the routing ids.  See a2a.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a.h"
+
+int
+mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
+{
+	static const int nodes_ok[] = { 2, 3, 4, 6, 8, 12, 16, 18, 20 };
+	size_t i;
+	int ok;
+
+	if (c->R < 1 || c->R > MK_A2A_MAX_RANKS)
+		return mk_err_usage(e, "%d ranks: DeepEP supports 2 to %d", c->R,
+		    MK_A2A_MAX_RANKS);
+	if (c->E < 1 || c->E % c->R != 0)
+		return mk_err_usage(e, "%d experts on %d ranks: DeepEP requires "
+		    "E %% R == 0 (num_tokens_per_expert.size(0) %% num_ranks)",
+		    c->E, c->R);
+	if (c->K < 1 || c->K > MK_A2A_MAX_TOPK)
+		return mk_err_usage(e, "top-%d: DeepEP's dispatch kernels "
+		    "require K <= %d", c->K, MK_A2A_MAX_TOPK);
+	if (c->C < 1)
+		return mk_err_usage(e, "no channels: --num-sms must be at "
+		    "least 2");
+	if (c->align < 1)
+		c->align = 1;
+	if (c->R <= MK_A2A_NVL) {
+		if (c->style == MK_A2A_DEEPEP && c->R != 2 && c->R != 4 &&
+		    c->R != 8)
+			return mk_err_usage(e, "%d ranks: DeepEP intranode "
+			    "supports 2, 4 or 8 ranks (SWITCH_RANKS)", c->R);
+		c->local = c->R;
+	} else {
+		for (i = 0, ok = 0; i < sizeof(nodes_ok) / sizeof(nodes_ok[0]);
+		    i++)
+			ok |= c->R == MK_A2A_NVL * nodes_ok[i];
+		if (!ok)
+			return mk_err_usage(e, "%d ranks: DeepEP internode needs "
+			    "R = 8 * n with n in {2,3,4,6,8,12,16,18,20} "
+			    "(SWITCH_RDMA_RANKS)", c->R);
+		c->local = MK_A2A_NVL;
+	}
+	return 0;
+}
+
+void
+mk_a2a_group_free(struct mk_a2a_group *g)
+{
+	free(g->tokens_per_rank);
+	free(g->tokens_per_node);
+	free(g->tokens_per_expert);
+	free(g->chan_prefix);
+	free(g->rdma_chan_prefix);
+	free(g->rank_prefix);
+	free(g->recv_rank_prefix);
+	free(g->rdma_rank_prefix);
+	free(g->recv_tokens);
+	free(g->rdma_recv_tokens);
+	free(g->recv_per_expert);
+	free(g->ll_count);
+	free(g->ll_range);
+	free(g->full_splits);
+	free(g->input_tokens);
+	free(g->recv_offset);
+	free(g->recv_rows);
+	memset(g, 0, sizeof(*g));
+}
+
+int
+mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
+{
+	size_t R = (size_t)c->R, E = (size_t)c->E, C = (size_t)c->C;
+	size_t RR = c->R > MK_A2A_NVL ? R / MK_A2A_NVL : 1, epr = E / R;
+
+	memset(g, 0, sizeof(*g));
+	g->tokens_per_rank = calloc(R * R, 4);
+	g->tokens_per_node = calloc(R * RR, 4);
+	g->tokens_per_expert = calloc(R * E, 4);
+	g->chan_prefix = calloc(R * R * C, 4);
+	g->rdma_chan_prefix = calloc(R * RR * C, 4);
+	g->rank_prefix = calloc(R * R, 4);
+	g->recv_rank_prefix = calloc(R * R, 4);
+	g->rdma_rank_prefix = calloc(R * RR, 4);
+	g->recv_tokens = calloc(R, 4);
+	g->rdma_recv_tokens = calloc(R, 4);
+	g->recv_per_expert = calloc(R * epr, 4);
+	g->ll_count = calloc(R * epr, 4);
+	g->ll_range = calloc(R * epr * R, 8);
+	g->full_splits = calloc(R * (E + 1), 4);
+	g->input_tokens = calloc(R, 4);
+	g->recv_offset = calloc(R * epr * R, 4);
+	g->recv_rows = calloc(R, 4);
+	if (!g->tokens_per_rank || !g->tokens_per_node ||
+	    !g->tokens_per_expert || !g->chan_prefix || !g->rdma_chan_prefix ||
+	    !g->rank_prefix || !g->recv_rank_prefix || !g->rdma_rank_prefix ||
+	    !g->recv_tokens || !g->rdma_recv_tokens || !g->recv_per_expert ||
+	    !g->ll_count || !g->ll_range || !g->full_splits ||
+	    !g->input_tokens || !g->recv_offset || !g->recv_rows) {
+		mk_a2a_group_free(g);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+clear_group(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
+{
+	size_t R = (size_t)c->R, E = (size_t)c->E, C = (size_t)c->C;
+	size_t RR = c->R > MK_A2A_NVL ? R / MK_A2A_NVL : 1, epr = E / R;
+
+	memset(g->tokens_per_rank, 0, R * R * 4);
+	memset(g->tokens_per_node, 0, R * RR * 4);
+	memset(g->tokens_per_expert, 0, R * E * 4);
+	memset(g->chan_prefix, 0, R * R * C * 4);
+	memset(g->rdma_chan_prefix, 0, R * RR * C * 4);
+	memset(g->full_splits, 0, R * (E + 1) * 4);
+	(void)epr;
+}
+
+/* The id of slot j of token t (i32 or i64 rows). */
+static inline int64_t
+id_at(const void *ids, int elem, int64_t t, int K, int j)
+{
+	if (elem == 4)
+		return ((const int32_t *)ids)[t * K + j];
+	return ((const int64_t *)ids)[t * K + j];
+}
+
+/*
+ * The counting pass over one source rank: per-expert slot counts, each
+ * token's set of destination ranks and nodes, their per-channel counts.
+ * Returns 0, or -1 with e filled on a bad id.
+ */
+static int
+count_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+    struct mk_a2a_group *g, const char *where, struct mk_err *e)
+{
+	int R = c->R, E = c->E, K = c->K, C = c->C, epr = E / R, j, w, d;
+	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int triton = c->style == MK_A2A_TRITON;
+	int64_t T = s->T[src], per = T > 0 ? (T + C - 1) / C : 1, t, x;
+	int32_t *ntpe = g->tokens_per_expert + (size_t)src * E;
+	int32_t *fs = g->full_splits + (size_t)src * (E + 1);
+	int32_t *cp = g->chan_prefix + (size_t)src * R * C;
+	int32_t *rcp = g->rdma_chan_prefix + (size_t)src * RR * C;
+	uint64_t mask[MK_A2A_MASK_WORDS], nodes, bits;
+	const void *ids = s->ids[src];
+	int ch;
+
+	for (t = 0; t < T; t++) {
+		ch = (int)(t / per);
+		memset(mask, 0, sizeof(mask));
+		nodes = 0;
+		for (j = 0; j < K; j++) {
+			x = id_at(ids, s->elem, t, K, j);
+			if (x >= 0 && x < E) {
+				ntpe[x]++;
+				fs[x]++;
+				d = (int)(x / epr);
+				mask[d >> 6] |= (uint64_t)1 << (d & 63);
+				nodes |= (uint64_t)1 << (d / MK_A2A_NVL);
+			} else if (x == -1 || (triton && x == E)) {
+				fs[E]++;	/* a dropped slot */
+			} else if (!c->lenient) {
+				return mk_err_data(e, "%s%srank %d, token %lld, "
+				    "slot %d: expert %lld is not in [0, %d) "
+				    "(-1%s means no expert; --lenient ignores "
+				    "it)", where, *where ? ", " : "", src,
+				    (long long)t, j, (long long)x, E,
+				    triton ? " or E" : "");
+			}
+		}
+		if (inter && __builtin_popcountll(nodes) > MK_A2A_NVL)
+			return mk_err_data(e, "%s%srank %d, token %lld: reaches %d "
+			    "nodes; DeepEP allows at most 8 (kNumTopkRDMARanks)",
+			    where, *where ? ", " : "", src, (long long)t,
+			    __builtin_popcountll(nodes));
+		for (w = 0; w < MK_A2A_MASK_WORDS; w++)
+			for (bits = mask[w]; bits; bits &= bits - 1) {
+				d = w * 64 + __builtin_ctzll(bits);
+				cp[(size_t)d * C + ch]++;
+			}
+		if (inter)
+			for (bits = nodes; bits; bits &= bits - 1)
+				rcp[(size_t)__builtin_ctzll(bits) * C + ch]++;
+	}
+	/* per-channel counts -> totals and inclusive prefixes over channels */
+	for (d = 0; d < R; d++) {
+		for (ch = 1; ch < C; ch++)
+			cp[(size_t)d * C + ch] += cp[(size_t)d * C + ch - 1];
+		g->tokens_per_rank[(size_t)src * R + d] =
+		    cp[(size_t)d * C + C - 1];
+	}
+	for (d = 0; d < RR && inter; d++) {
+		for (ch = 1; ch < C; ch++)
+			rcp[(size_t)d * C + ch] += rcp[(size_t)d * C + ch - 1];
+		g->tokens_per_node[(size_t)src * RR + d] =
+		    rcp[(size_t)d * C + C - 1];
+	}
+	(void)per;
+	return 0;
+}
+
+static int64_t
+align_up(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b * b;
+}
+
+/* Everything a receiver derives from the senders' counts. */
+static void
+receive_side(const struct mk_a2a_cfg *c, struct mk_a2a_group *g)
+{
+	int R = c->R, E = c->E, K = c->K, epr = E / R, s, d, r, S, j, k;
+	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int64_t sum, begin, cnt, off;
+
+	for (d = 0; d < R; d++) {
+		for (s = 0, sum = 0; s < R; s++) {
+			sum += g->tokens_per_rank[(size_t)s * R + d];
+			g->rank_prefix[(size_t)s * R + d] = (int32_t)sum;
+			g->recv_rank_prefix[(size_t)d * R + s] = (int32_t)sum;
+		}
+		g->recv_tokens[d] = (int32_t)sum;
+	}
+	for (r = 0; r < R && inter; r++) {
+		/* forwarded by the same-index peer of every node */
+		for (S = 0, sum = 0; S < RR; S++) {
+			sum += g->tokens_per_node[(size_t)(S * MK_A2A_NVL +
+			    r % MK_A2A_NVL) * RR + r / MK_A2A_NVL];
+			g->rdma_rank_prefix[(size_t)r * RR + S] = (int32_t)sum;
+		}
+		g->rdma_recv_tokens[r] = (int32_t)sum;
+	}
+	for (r = 0; r < R; r++)
+		for (j = 0; j < epr; j++) {
+			begin = 0;
+			for (s = 0; s < R; s++) {
+				cnt = g->tokens_per_expert[(size_t)s * E +
+				    (size_t)r * epr + j];
+				g->ll_range[((size_t)r * epr + j) * R + s] =
+				    begin << 32 | cnt;
+				begin += cnt;
+			}
+			g->ll_count[(size_t)r * epr + j] = (int32_t)begin;
+			g->recv_per_expert[(size_t)r * epr + j] =
+			    (int32_t)align_up(begin, c->align);
+		}
+	/* Triton-distributed: input tokens and receive offsets */
+	for (k = 0; k < R; k++) {
+		for (j = 0, sum = 0; j <= E; j++)
+			sum += g->full_splits[(size_t)k * (E + 1) + j];
+		g->input_tokens[k] = (int32_t)(sum / K);
+	}
+	for (r = 0; r < R; r++) {
+		off = 0;
+		for (j = 0; j < epr; j++)
+			for (k = 0; k < R; k++) {
+				g->recv_offset[((size_t)r * epr + j) * R + k] =
+				    (int32_t)off;
+				off += g->full_splits[(size_t)k * (E + 1) +
+				    (size_t)r * epr + j];
+			}
+		g->recv_rows[r] = (int32_t)off;
+	}
+}
+
+int
+mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    struct mk_a2a_group *g, const char *where, struct mk_err *e)
+{
+	int src;
+
+	clear_group(g, c);
+	for (src = 0; src < c->R; src++)
+		if (count_rank(c, s, src, g, where, e) < 0)
+			return -1;
+	receive_side(c, g);
+	return 0;
+}
+
+int64_t
+mk_a2a_triton_rows(int64_t prev, int64_t max_tokens, int K, int64_t max_rows)
+{
+	int64_t rows = prev > 0 ? prev : max_tokens * K * 2;
+
+	if (max_rows > rows)
+		rows = (max_rows + 1023) / 1024 * 1024 * 2;
+	return rows;
+}

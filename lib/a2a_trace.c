@@ -1,0 +1,325 @@
+/* a2a_trace.c - reading routing traces step by step; see a2a_trace.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a_trace.h"
+#include "npy.h"
+#include "src.h"
+#include "stream.h"
+
+static int
+id_dtype(int dtype, const char *name, struct mk_err *e)
+{
+	if (dtype == MK_I32)
+		return 4;
+	if (dtype == MK_I64)
+		return 8;
+	return mk_err_data(e, "%s: routing ids are %s; a2a-layout reads i32 "
+	    "or i64", name, mk_dtype_name((enum mk_dtype)dtype));
+}
+
+/* Keep tensors read whole (one [R,T,K] or R [T_r,K]). */
+static int
+read_rest(struct mk_a2a_trace *tr, struct mk_err *e)
+{
+	struct mk_tensor *nt;
+	int r;
+
+	for (;;) {
+		if ((nt = realloc(tr->t, sizeof(*nt) * (size_t)(tr->nt + 1)))
+		    == NULL)
+			return mk_err_data(e, "out of memory");
+		tr->t = nt;
+		mk_tensor_init(&tr->t[tr->nt]);
+		if ((r = mk_src_next(tr->s, &tr->t[tr->nt], e)) < 0)
+			return -1;
+		if (r == 0)
+			return 0;
+		if (++tr->nt > MK_A2A_MAX_RANKS)
+			return mk_err_data(e, "%s: more than %d tensors (ranks)",
+			    mk_src_name(tr->s), MK_A2A_MAX_RANKS);
+	}
+}
+
+/* Shape checks of what was read whole. */
+static int
+whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
+{
+	const char *name = mk_src_name(tr->s);
+	char sb[128];
+	int i;
+
+	if (tr->nt == 1 && tr->t[0].ndim == 3) {
+		tr->R = (int)tr->t[0].shape[0];
+		tr->T = tr->max_T = tr->t[0].shape[1];
+		tr->K = (int)tr->t[0].shape[2];
+	} else if (tr->nt >= 1 && tr->t[0].ndim == 2) {
+		tr->R = tr->nt;
+		tr->K = (int)tr->t[0].shape[1];
+		for (i = 0; i < tr->nt; i++) {
+			if (tr->t[i].ndim != 2 || tr->t[i].shape[1] != tr->K)
+				return mk_err_data(e, "%s: tensor %d has shape "
+				    "(%s); every rank's ids are [T_r, %d]",
+				    name, i, mk_shape_str(sb, sizeof(sb),
+				    tr->t[i].ndim, tr->t[i].shape), tr->K);
+			if (tr->t[i].shape[0] > tr->max_T)
+				tr->max_T = tr->t[i].shape[0];
+		}
+	} else if (tr->nt == 1 && tr->t[0].ndim == 4) {
+		tr->S = (int)tr->t[0].shape[0];
+		tr->R = (int)tr->t[0].shape[1];
+		tr->T = tr->max_T = tr->t[0].shape[2];
+		tr->K = (int)tr->t[0].shape[3];
+	} else {
+		return mk_err_data(e, "%s: %d tensors, the first of shape (%s): "
+		    "expected [R, T, K], [S, R, T, K] or one [T_r, K] per rank",
+		    name, tr->nt, mk_shape_str(sb, sizeof(sb), tr->t[0].ndim,
+		    tr->t[0].shape));
+	}
+	for (i = 0; i < tr->nt; i++)
+		if ((tr->elem = id_dtype(tr->t[i].dtype, name, e)) < 0)
+			return -1;
+	if (R > 0 && R != tr->R)
+		return mk_err_usage(e, "--ranks %d, but %s holds %d ranks", R,
+		    name, tr->R);
+	if (tr->R < 1 || tr->R > MK_A2A_MAX_RANKS)
+		return mk_err_data(e, "%s: %d ranks (at most %d)", name, tr->R,
+		    MK_A2A_MAX_RANKS);
+	return 0;
+}
+
+int
+mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
+    struct mk_err *e)
+{
+	struct mk_npy_hdr h;
+	int fmt, r;
+	size_t step;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->s = s;
+	if ((fmt = mk_src_format(s, e)) < 0)
+		return -1;
+	if (fmt != MK_FMT_NPY) {
+		if (read_rest(tr, e) < 0)
+			return -1;
+		if (tr->nt == 0)
+			return mk_err_data(e, "%s: empty input (no tensor)",
+			    mk_src_name(s));
+		return whole_form(tr, R, e);
+	}
+	if ((r = mk_npy_read_header(s, &h, e)) < 0)
+		return -1;
+	if (r == 0)
+		return mk_err_data(e, "%s: empty input (no tensor)",
+		    mk_src_name(s));
+	if (h.ndim != 4 || h.fortran) {
+		/* not a stepped trace (or needs transposing): read whole */
+		s->pos -= h.prefix_len + h.header_len;
+		if (read_rest(tr, e) < 0)
+			return -1;
+		return whole_form(tr, R, e);
+	}
+	if ((tr->elem = id_dtype(h.dtype, mk_src_name(s), e)) < 0)
+		return -1;
+	tr->S = (int)h.shape[0];
+	tr->R = (int)h.shape[1];
+	tr->T = tr->max_T = h.shape[2];
+	tr->K = (int)h.shape[3];
+	tr->swap = h.big_endian;
+	if (R > 0 && R != tr->R)
+		return mk_err_usage(e, "--ranks %d, but %s holds %d ranks", R,
+		    mk_src_name(s), tr->R);
+	if (tr->R < 1 || tr->R > MK_A2A_MAX_RANKS || h.shape[0] > INT32_MAX)
+		return mk_err_data(e, "%s: %lld steps of %d ranks (at most %d "
+		    "ranks)", mk_src_name(s), (long long)h.shape[0], tr->R,
+		    MK_A2A_MAX_RANKS);
+	step = (size_t)tr->R * (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem;
+	if (s->map != NULL && !tr->swap) {
+		if (s->len - s->pos < h.nbytes)
+			return mk_err_data(e, "%s: data ends after %zu of %llu "
+			    "bytes", mk_src_name(s), s->len - s->pos,
+			    (unsigned long long)h.nbytes);
+		tr->mapped = s->p + s->pos;
+		s->pos += h.nbytes;
+	} else if ((tr->buf = malloc(step ? step : 1)) == NULL) {
+		return mk_err_data(e, "%s: out of memory for a step of %zu "
+		    "bytes", mk_src_name(s), step);
+	}
+	return 0;
+}
+
+static void
+byteswap(void *p, size_t n, int size)
+{
+	unsigned char *b = p, t;
+	size_t i;
+	int j;
+
+	for (i = 0; i < n; i++, b += size)
+		for (j = 0; j < size / 2; j++) {
+			t = b[j];
+			b[j] = b[size - 1 - j];
+			b[size - 1 - j] = t;
+		}
+}
+
+int
+mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+    struct mk_err *e)
+{
+	size_t rank_bytes, step_bytes;
+	const unsigned char *base;
+	int64_t got;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	st->R = tr->R;
+	st->K = tr->K;
+	st->elem = tr->elem;
+	if (tr->t != NULL && tr->S == 0) {
+		/* one step, read whole */
+		if (tr->step++ > 0)
+			return 0;
+		for (r = 0; r < tr->R; r++) {
+			if (tr->nt == 1) {
+				st->T[r] = tr->T;
+				st->ids[r] = (const unsigned char *)tr->t[0].data
+				    + (size_t)r * (size_t)tr->T * (size_t)tr->K
+				    * (size_t)tr->elem;
+			} else {
+				st->T[r] = tr->t[r].shape[0];
+				st->ids[r] = tr->t[r].data;
+			}
+		}
+		return 1;
+	}
+	if (tr->step >= tr->S)
+		return 0;
+	rank_bytes = (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem;
+	step_bytes = rank_bytes * (size_t)tr->R;
+	if (tr->t != NULL) {
+		base = (const unsigned char *)tr->t[0].data +
+		    (size_t)tr->step * step_bytes;
+	} else if (tr->mapped != NULL) {
+		base = tr->mapped + (size_t)tr->step * step_bytes;
+	} else {
+		got = src_read(tr->s, tr->buf, step_bytes, e);
+		if (got < 0)
+			return -1;
+		if ((size_t)got < step_bytes)
+			return mk_err_data(e, "%s: step %d: data ends after "
+			    "%lld of %zu bytes", mk_src_name(tr->s), tr->step,
+			    (long long)got, step_bytes);
+		if (tr->swap)
+			byteswap(tr->buf, step_bytes / (size_t)tr->elem,
+			    tr->elem);
+		base = tr->buf;
+	}
+	for (r = 0; r < tr->R; r++) {
+		st->T[r] = tr->T;
+		st->ids[r] = base + (size_t)r * rank_bytes;
+	}
+	tr->step++;
+	return 1;
+}
+
+void
+mk_a2a_trace_close(struct mk_a2a_trace *tr)
+{
+	int i;
+
+	for (i = 0; i < tr->nt; i++)
+		mk_tensor_free(&tr->t[i]);
+	free(tr->t);
+	free(tr->buf);
+	memset(tr, 0, sizeof(*tr));
+}
+
+void
+mk_a2a_phys_free(struct mk_a2a_phys *m)
+{
+	free(m->first);
+	free(m->cnt);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
+    const char *what, struct mk_err *e)
+{
+	int p, x, *fill;
+
+	memset(m, 0, sizeof(*m));
+	m->P = P;
+	m->E = E;
+	m->first = calloc((size_t)E + 1, sizeof(int));
+	m->cnt = calloc((size_t)E + 1, sizeof(int));
+	m->slots = malloc(sizeof(int) * ((size_t)P + 1));
+	fill = calloc((size_t)E + 1, sizeof(int));
+	if (!m->first || !m->cnt || !m->slots || !fill) {
+		free(fill);
+		mk_a2a_phys_free(m);
+		return mk_err_data(e, "out of memory");
+	}
+	for (p = 0; p < P; p++) {
+		if (row[p] < 0 || row[p] >= E) {
+			free(fill);
+			mk_a2a_phys_free(m);
+			return mk_err_data(e, "%s: slot %d holds expert %lld, "
+			    "not in [0, %d)", what, p, (long long)row[p], E);
+		}
+		m->cnt[row[p]]++;
+	}
+	for (x = 0; x < E; x++) {
+		if (m->cnt[x] == 0) {
+			free(fill);
+			mk_a2a_phys_free(m);
+			return mk_err_data(e, "%s: expert %d has no replica", what,
+			    x);
+		}
+		m->first[x + 1] = m->first[x] + m->cnt[x];
+	}
+	/* ascending slot order within each expert */
+	for (p = 0; p < P; p++)
+		m->slots[m->first[row[p]] + fill[row[p]]++] = p;
+	free(fill);
+	return 0;
+}
+
+int
+mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
+    struct mk_a2a_step *out, int32_t **bufs, int lenient, const char *where,
+    struct mk_err *e)
+{
+	int64_t t, x, pos;
+	int r, j, K = in->K;
+
+	*out = *in;
+	out->elem = 4;
+	for (r = 0; r < in->R; r++) {
+		for (t = 0; t < in->T[r]; t++)
+			for (j = 0; j < K; j++) {
+				pos = t * K + j;
+				x = in->elem == 4 ?
+				    ((const int32_t *)in->ids[r])[pos] :
+				    ((const int64_t *)in->ids[r])[pos];
+				if (x >= 0 && x < m->E) {
+					bufs[r][pos] = m->slots[m->first[x] +
+					    pos % m->cnt[x]];
+				} else if (x == -1 || lenient) {
+					bufs[r][pos] = -1;
+				} else {
+					return mk_err_data(e, "%s%srank %d, "
+					    "token %lld, slot %d: logical expert "
+					    "%lld is not in [0, %d)", where,
+					    *where ? ", " : "", r, (long long)t,
+					    j, (long long)x, m->E);
+				}
+			}
+		out->ids[r] = bufs[r];
+	}
+	return 0;
+}

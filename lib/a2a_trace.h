@@ -1,0 +1,70 @@
+/*
+ * a2a_trace.h - routing traces as a2a-layout reads them.
+ *
+ * Forms (A2A.md): one tensor [R, T, K] (one step); a stream of R tensors
+ * [T_r, K] (one step, ranks with different token counts); one tensor
+ * [S, R, T, K] (S steps).  Ids are i32 or i64.  An [S, R, T, K] NPY tensor
+ * is read a step at a time, so a trace on a pipe needs memory for one step
+ * only; a regular file is mapped and never copied.
+ */
+#ifndef MK_A2A_TRACE_H
+#define MK_A2A_TRACE_H
+
+#include "a2a.h"
+#include "tensor.h"
+
+struct mk_src;
+
+struct mk_a2a_trace {
+	struct mk_src		*s;
+	int			 S, R, K, elem;	/* S = 0: no step dimension */
+	int64_t			 T;		/* tokens per rank (dense forms) */
+	int64_t			 max_T;		/* largest T_r */
+	int			 step;		/* steps handed out */
+	const unsigned char	*mapped;	/* [S, R, T, K] payload, mapped */
+	unsigned char		*buf;		/* one step, read from a pipe */
+	int			 swap;		/* big-endian payload */
+	struct mk_tensor	*t;		/* tensors read whole */
+	int			 nt;
+};
+
+/*
+ * Open the trace on s (left open; close it after mk_a2a_trace_close).
+ * R, if not 0, is the number of ranks the user gave, checked against the
+ * input.  Returns 0 or -1 with e filled.
+ */
+int	mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
+	    struct mk_err *e);
+
+/* The next step into st.  Returns 1, 0 after the last, or -1 with e. */
+int	mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+	    struct mk_err *e);
+
+void	mk_a2a_trace_close(struct mk_a2a_trace *tr);
+
+/*
+ * Logical -> physical routing through an eplb-plan phy2log row of P
+ * slots, with vLLM's rule: slot (t, j) of a rank uses replica
+ * (t*K + j) mod count of its expert, replicas in ascending slot order.
+ */
+struct mk_a2a_phys {
+	int	 P, E;		/* physical slots, logical experts */
+	int	*first, *cnt;	/* [E] where each expert's replicas start */
+	int	*slots;		/* [P] slots grouped by expert, ascending */
+};
+
+/* Build from a phy2log row.  Returns 0 or -1 with e filled. */
+int	mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P,
+	    int E, const char *what, struct mk_err *e);
+void	mk_a2a_phys_free(struct mk_a2a_phys *m);
+
+/*
+ * Map step in (logical ids) to out (physical ids, i32) into bufs[r]
+ * (at least T_r*K each).  -1 stays -1; other ids outside [0, E) are an
+ * error, or -1 with lenient.  Returns 0 or -1 with e filled.
+ */
+int	mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
+	    struct mk_a2a_step *out, int32_t **bufs, int lenient,
+	    const char *where, struct mk_err *e);
+
+#endif

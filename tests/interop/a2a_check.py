@@ -1,0 +1,288 @@
+"""a2a-layout against an independent numpy model of DeepEP (V1) and
+Triton-distributed layouts, written from the closed forms of
+shared/reference/a2a-notes.md (not from moekit's C).  Fresh random traces
+each run (the seed is printed): -1 slots, duplicate experts inside a token,
+ranks without tokens, fewer tokens than channels, intranode and internode.
+Run by tests/interop/run.sh."""
+import io
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+BIN = os.environ["MOEKIT_BIN"]
+seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
+rng = np.random.default_rng(seed)
+checks = 0
+
+
+def fail(msg):
+    sys.exit("a2a check failed (seed %d): %s" % (seed, msg))
+
+
+def run(args, data):
+    p = subprocess.run([os.path.join(BIN, "a2a-layout")] + args, input=data,
+                       capture_output=True)
+    if p.returncode != 0:
+        fail("a2a-layout %s: %s" % (args, p.stderr.decode()))
+    f = io.BytesIO(p.stdout)
+    out = []
+    while f.tell() < len(p.stdout):
+        out.append(np.load(f))
+    return out
+
+
+def same(name, got, want):
+    global checks
+    checks += 1
+    want = np.asarray(want)
+    if got.shape != want.shape or not np.array_equal(got, want):
+        fail("%s differs:\n got %s %r\nwant %s %r" % (name, got.shape, got, want.shape, want))
+
+
+def channels(T, C):
+    per = -(-T // C) if T > 0 else 1
+    return np.minimum(np.arange(T) // per, C - 1), per
+
+
+def deepep(ids, E, C, align, r):
+    """Group-wide and rank-r outputs, from the closed forms."""
+    R = len(ids)
+    epr = E // R
+    inter = R > 8
+    RR = R // 8 if inter else 1
+    o = {}
+    inr, node, ntpe, cpm, rcpm = [], [], [], [], []
+    for s in range(R):
+        x = ids[s]
+        T = x.shape[0]
+        valid = (x >= 0) & (x < E)
+        dest = np.where(valid, x // epr, -1)
+        m = np.zeros((T, R), bool)
+        for j in range(x.shape[1]):
+            ok = dest[:, j] >= 0
+            m[np.nonzero(ok)[0], dest[ok, j]] = True
+        inr.append(m)
+        nd = m.reshape(T, RR, 8).any(2) if inter else m.any(1, keepdims=True)
+        node.append(nd)
+        ntpe.append(np.bincount(x[valid], minlength=E))
+        ch, _ = channels(T, C)
+        per_c = np.zeros((R, C), int)
+        per_n = np.zeros((RR, C), int)
+        for t in range(T):
+            per_c[:, ch[t]] += m[t]
+            per_n[:, ch[t]] += nd[t]
+        cpm.append(np.cumsum(per_c, 1))
+        rcpm.append(np.cumsum(per_n, 1))
+    cnt = np.array([m.sum(0) for m in inr])
+    o["num_tokens_per_rank"] = cnt
+    o["num_tokens_per_expert"] = np.array(ntpe)
+    rpm = np.cumsum(cnt, 0)
+    o["num_recv_tokens"] = rpm[-1]
+    exp_tot = np.array(ntpe).sum(0).reshape(R, epr)
+    o["num_recv_tokens_per_expert"] = -(-exp_tot // align) * align
+    o["packed_recv_count"] = exp_tot
+    lr = np.zeros((R, epr, R), np.int64)
+    for rr in range(R):
+        for j in range(epr):
+            begin = 0
+            for s in range(R):
+                c = ntpe[s][rr * epr + j]
+                lr[rr, j, s] = (begin << 32) | c
+                begin += c
+    o["layout_range"] = lr
+    nrd = np.array([n.sum(0) for n in node])
+    rgps = rpm.T
+    if inter:
+        o["num_tokens_per_rdma_rank"] = nrd
+        o["gbl_channel_prefix_matrix"] = np.array(cpm)
+        o["rdma_channel_prefix_matrix"] = np.array(rcpm)
+        o["recv_gbl_rank_prefix_sum"] = rgps
+        rrps = np.array([np.cumsum([nrd[S * 8 + rr % 8][rr // 8] for S in range(RR)])
+                         for rr in range(R)])
+        o["recv_rdma_rank_prefix_sum"] = rrps
+        o["num_rdma_recv_tokens"] = rrps[:, -1]
+    else:
+        o["channel_prefix_matrix"] = np.array(cpm)
+        o["rank_prefix_matrix"] = rpm
+    # rank r, sender side
+    m = inr[r]
+    T = m.shape[0]
+    o["is_token_in_rank"] = m
+    ch, _ = channels(T, C)
+    cols = node[r] if inter else m
+    head = np.full(cols.shape, -1)
+    for c in range(C):
+        sel = np.nonzero(ch == c)[0]
+        for d in range(cols.shape[1]):
+            hit = sel[cols[sel, d]]
+            head[hit, d] = np.arange(len(hit))
+    o["send_rdma_head" if inter else "send_head"] = head
+    # rank r, receiver side: (source rank, source token) order
+    src_idx, topk, meta = [], [], []
+    for s in range(R):
+        for t in np.nonzero(inr[s][:, r])[0]:
+            src_idx.append(t)
+            x = ids[s][t]
+            topk.append(np.where((x >= r * epr) & (x < (r + 1) * epr), x - r * epr, -1))
+            if inter:
+                D = r // 8
+                bits = sum(int(inr[s][t, D * 8 + j]) << j for j in range(8))
+                meta.append((s // 8, bits))
+    o["recv_src_idx"] = np.array(src_idx, dtype=np.int32).reshape(-1)
+    o["recv_topk_idx"] = np.array(topk, dtype=np.int64).reshape(-1, ids[0].shape[1])
+    rcp = np.zeros((R, C), int)
+    for s in range(R):
+        for c in range(1, C):
+            rcp[s, c] = cpm[s][r][c - 1]
+        if inter and s > 0:
+            rcp[s] += rgps[r][s - 1]
+    o["recv_gbl_channel_prefix_matrix" if inter else "recv_channel_prefix_matrix"] = rcp
+    if inter:
+        o["recv_src_meta"] = np.array(meta, dtype=np.int32).reshape(-1, 2)
+        o["recv_rdma_channel_prefix_matrix"] = np.array(
+            [rcpm[S * 8 + r % 8][r // 8] for S in range(RR)])
+        D, n = r // 8, r % 8
+        nvl = []
+        for S in range(RR):
+            s = S * 8 + n
+            chs, _ = channels(inr[s].shape[0], C)
+            for c in range(C):
+                k = np.zeros(8, int)
+                for t in np.nonzero(chs == c)[0]:
+                    bits = inr[s][t, D * 8:D * 8 + 8]
+                    if not bits.any():
+                        continue
+                    nvl.append(np.where(bits, k, -1))
+                    k += bits
+        o["send_nvl_head"] = np.array(nvl, dtype=np.int32).reshape(-1, 8)
+    return o
+
+
+def triton(ids, E, r, local):
+    R = len(ids)
+    K = ids[0].shape[1]
+    epr = E // R
+    o = {}
+    fs = []
+    for x in ids:
+        f = x.ravel().copy()
+        f[f == -1] = E                     # moekit counts -1 as a drop, like E
+        fs.append(np.bincount(f[f <= E], minlength=E + 1))
+    fs = np.array(fs)
+    o["full_splits"] = fs
+    o["num_input_tokens_per_rank"] = fs.sum(1) // K
+    counts = np.zeros((R, epr, R), int)
+    for i in range(R):
+        for j in range(epr):
+            counts[i, j] = fs[:, i * epr + j]
+    off = np.concatenate([np.zeros((R, 1), int),
+                          np.cumsum(counts.reshape(R, -1), 1)[:, :-1]], 1).reshape(R, epr, R)
+    o["recv_buf_offset_per_expert"] = off
+    o["num_recv_tokens_per_rank"] = counts.reshape(R, -1).sum(1)
+    x = ids[r]
+    seen = np.zeros(E, int)
+    sc = np.full(x.shape, -1)
+    for t in range(x.shape[0]):
+        for j in range(K):
+            e = x[t, j]
+            if 0 <= e < E:
+                sc[t, j] = off[e // epr, e % epr, r] + seen[e]
+                seen[e] += 1
+    o["token_dst_scatter_idx"] = sc
+    T = x.shape[0]
+    nodes = R // local
+    req = np.full((nodes, 2, T), -1)
+    for nd in range(nodes):
+        if nd == r // local:
+            continue
+        sent = [((x[t] >= 0) & (x[t] < E) & (x[t] // (epr * local) == nd)).any() for t in range(T)]
+        for tile in range(0, T, 256):
+            col, start = tile, None
+            for t in range(tile, min(tile + 256, T) + 1):
+                on = t < min(tile + 256, T) and sent[t]
+                if on and start is None:
+                    start = t
+                if not on and start is not None:
+                    req[nd, 0, col], req[nd, 1, col] = start, t
+                    col += 1
+                    start = None
+    o["send_reqs"] = req
+    return o
+
+
+def trace(R, E, K, Ts, dup=0.1, drop=0.1):
+    out = []
+    for T in Ts:
+        x = rng.integers(0, E, size=(T, K))
+        x[rng.random((T, K)) < drop] = -1
+        d = rng.random(T) < dup                    # a token naming an expert twice
+        if K > 1:
+            x[d, 1] = x[d, 0]
+        out.append(x.astype(np.int64))
+    return out
+
+
+def stream(ids):
+    b = io.BytesIO()
+    for x in ids:
+        np.save(b, x)
+    return b.getvalue()
+
+
+def check(R, E, K, Ts, sms, align, r, style):
+    ids = trace(R, E, K, Ts)
+    C = sms // 2
+    if style == "deepep":
+        want = deepep(ids, E, C, align, r)
+    else:
+        want = triton(ids, E, r, 8 if R > 8 else R)
+    names = list(want)
+    got = run(["-E", str(E), "--num-sms", str(sms), "--expert-alignment", str(align),
+               "--rank", str(r), "--style", style, "--emit", ",".join(names)], stream(ids))
+    for n, g in zip(names, got):
+        same("%s (R=%d E=%d K=%d T=%s sms=%d rank %d)" % (n, R, E, K, Ts, sms, r), g, want[n])
+
+
+def check_mixtral():
+    """The real Mixtral-8x7B routing (32 layers as steps, EP-4): every
+    step's group-wide outputs, and rank 2's per-token tensors at step 17."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "testdata",
+                        "a2a-mixtral-humaneval.npy")
+    trace = np.load(path)
+    S, R = trace.shape[:2]
+    want = [deepep([trace[s, r].astype(np.int64) for r in range(R)], 8, 10, 1, 2)
+            for s in range(S)]
+    group = ["num_tokens_per_rank", "num_tokens_per_expert", "channel_prefix_matrix",
+             "rank_prefix_matrix", "num_recv_tokens", "num_recv_tokens_per_expert",
+             "packed_recv_count", "layout_range"]
+    got = run(["-E", "8", "--emit", ",".join(group)], open(path, "rb").read())
+    for n, g in zip(group, got):
+        same("mixtral %s" % n, g, np.stack([w[n] for w in want]))
+    rank = ["is_token_in_rank", "send_head", "recv_src_idx", "recv_topk_idx",
+            "recv_channel_prefix_matrix"]
+    got = run(["-E", "8", "--rank", "2", "--step", "17", "--emit", ",".join(rank)],
+              open(path, "rb").read())
+    for n, g in zip(rank, got):
+        same("mixtral step 17 rank 2 %s" % n, g, want[17][n])
+
+
+def main():
+    # intranode, ragged ranks, an empty rank, fewer tokens than channels
+    check(4, 8, 2, [6, 0, 3, 40], 4, 4, 0, "deepep")
+    check(8, 64, 8, list(rng.integers(0, 300, 8)), 20, 1, 5, "deepep")
+    check(2, 16, 4, [1, 2], 24, 128, 1, "deepep")
+    # internode: 16 and 32 ranks
+    check(16, 64, 6, list(rng.integers(0, 120, 16)), 8, 1, 0, "deepep")
+    check(16, 32, 2, [5] * 16, 4, 1, 9, "deepep")
+    check(32, 256, 8, list(rng.integers(100, 400, 32)), 20, 2, 19, "deepep")
+    # Triton-distributed, with runs across 256-token tiles
+    check(8, 32, 4, list(rng.integers(0, 600, 8)), 20, 1, 3, "triton-dist")
+    check(16, 64, 8, list(rng.integers(200, 700, 16)), 20, 1, 11, "triton-dist")
+    check_mixtral()
+    print("a2a: %d outputs equal to the numpy model (seed %d)" % (checks, seed))
+
+
+main()
