@@ -19,7 +19,7 @@ DESTDIR ?=
 PYTHON  ?= /usr/bin/python3
 FUZZ_SECONDS ?= 60
 
-TOOLS = tensor-cat eplb-plan a2a-layout
+TOOLS = tensor-cat eplb-plan a2a-layout mdecode
 
 # Debian 12 packages: building, testing, and (separately) fuzzing.
 DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libjansson-dev
@@ -52,6 +52,7 @@ LIBS = -Wl,-Bstatic -lcsv -largtable2 -ljansson -Wl,-Bdynamic -lm
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c
 ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
+GENERIC_VEC = -ftree-vectorize -fvect-cost-model=dynamic
 
 LIB_SRC = $(wildcard lib/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -72,15 +73,18 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/obj/lib/kern_generic.o: lib/kern_generic.c
+# Kernel files: lib/*_generic.c for the baseline target (vectorised by the
+# compiler as far as it can, no contraction into FMA so the generic
+# conversions stay exact), lib/*_avx2.c and lib/*_avx512.c with their ISA.
+$(BUILD)/obj/lib/%_generic.o: lib/%_generic.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -ffp-contract=off -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(GENERIC_VEC) -ffp-contract=off -MMD -MP -c -o $@ $<
 
-$(BUILD)/obj/lib/kern_avx2.o: lib/kern_avx2.c
+$(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(ISA_AVX2) -fno-lto -MMD -MP -c -o $@ $<
 
-$(BUILD)/obj/lib/kern_avx512.o: lib/kern_avx512.c
+$(BUILD)/obj/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(ISA_AVX512) -fno-lto -MMD -MP -c -o $@ $<
 

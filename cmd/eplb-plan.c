@@ -244,16 +244,6 @@ write_stats(const struct opts *o, const struct mk_loads *ld,
 		mk_out_close(out);
 }
 
-static double
-ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /* Write one output of the plan; log2phy is built a layer at a time. */
 static void
 put(struct mk_out *w, int which, const struct mk_eplb_cfg *c,
@@ -329,7 +319,7 @@ run(struct opts *o)
 	if (o->c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms, planned in %.3f ms\n",
 		    mk_progname(), (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, ms_since(&t1));
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, mk_ms_since(&t1));
 	if (o->stats) {
 		if ((st = calloc((size_t)ld.L, sizeof(*st))) == NULL)
 			err(MK_EXIT_DATA, NULL);

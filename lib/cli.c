@@ -59,7 +59,8 @@ mk_common_args(struct mk_common *c, int flags)
 	if (flags & MK_OPT_THREADS)
 		c->threads = arg_str0(NULL, "threads", "N",
 		    "threads to use (default: all online CPUs)");
-	c->verbose = arg_litn("v", "verbose", 0, 3,
+	c->verbose = arg_litn(flags & MK_OPT_NO_SHORT_V ? NULL : "v", "verbose",
+	    0, 3,
 	    "say on stderr which kernel path runs (-vv: each kernel)");
 	c->help = arg_lit0("h", "help", "print this help and exit");
 	c->version = arg_lit0("V", "version", "print the version and exit");
@@ -173,8 +174,18 @@ keep_table(void **argtable, size_t n)
 	atexit(free_table);
 }
 
-static int
-online_cpus(void)
+double
+mk_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+int
+mk_online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -237,7 +248,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 		o->emit = c->emit->sval[0];
 	if (c->output != NULL && c->output->count > 0)
 		o->output = c->output->filename[0];
-	o->threads = online_cpus();
+	o->threads = mk_online_cpus();
 	if (c->threads != NULL && c->threads->count > 0)
 		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
 		    "--threads");

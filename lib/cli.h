@@ -11,6 +11,7 @@
 #define MK_CLI_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include <argtable2.h>
 
@@ -22,6 +23,7 @@
 #define MK_OPT_EMIT	0x02	/* --emit NAME[,NAME...] */
 #define MK_OPT_OUTPUT	0x04	/* -o, --output FILE */
 #define MK_OPT_THREADS	0x08	/* --threads N */
+#define MK_OPT_NO_SHORT_V 0x10	/* --verbose only: the tool uses -v itself */
 
 struct mk_common {
 	struct arg_str	*format;
@@ -101,6 +103,12 @@ int	mk_select(const char *list, const char *const *names, int n,
  */
 void	mk_fail(struct mk_src *s, const struct mk_err *e)
 	    __attribute__((noreturn));
+
+/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings. */
+double	mk_ms_since(const struct timespec *t0);
+
+/* The number of online CPUs (1 to 1024): the default thread count. */
+int	mk_online_cpus(void);
 
 /* The program's short name, for messages. */
 const char	*mk_progname(void);

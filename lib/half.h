@@ -18,30 +18,26 @@
 #include <stdint.h>
 #include <string.h>
 
+/*
+ * Branch-free, so that loops over it vectorise: the exponent and mantissa
+ * bits are moved into f32 position and the value multiplied by 2^112,
+ * which rebiases the exponent and normalises f16 subnormals exactly (they
+ * arrive as f32 subnormals).  Anything that ends up >= 2^16 was an
+ * infinity or a NaN: its exponent becomes all ones, and a NaN gets its
+ * quiet bit, as F16C does.
+ */
 static inline float
 mk_f16_to_f32(uint16_t h)
 {
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t exp = (h >> 10) & 0x1f;
-	uint32_t mant = h & 0x3ff;
-	uint32_t x;
+	uint32_t x = (uint32_t)(h & 0x7fff) << 13, big;
 	float f;
 
-	if (exp == 0x1f) {
-		x = sign | 0x7f800000 | (mant ? 0x400000 | (mant << 13) : 0);
-	} else if (exp != 0) {
-		x = sign | ((exp + 112) << 23) | (mant << 13);
-	} else if (mant == 0) {
-		x = sign;
-	} else {
-		/* Subnormal: normalise the mantissa. */
-		int e = 113;
-		while ((mant & 0x400) == 0) {
-			mant <<= 1;
-			e--;
-		}
-		x = sign | ((uint32_t)e << 23) | ((mant & 0x3ff) << 13);
-	}
+	memcpy(&f, &x, 4);
+	f *= 0x1p112f;
+	memcpy(&x, &f, 4);
+	big = 0u - (uint32_t)(f >= 65536.0f);
+	x |= big & (0x7f800000 | (uint32_t)((h & 0x3ff) != 0) << 22);
+	x |= (uint32_t)(h & 0x8000) << 16;
 	memcpy(&f, &x, 4);
 	return f;
 }

@@ -20,6 +20,8 @@
 
 #include "errmsg.h"
 
+struct mk_mdec_task;
+
 enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 
 struct mk_kern {
@@ -30,6 +32,14 @@ struct mk_kern {
 	void	(*f32_to_f16)(uint16_t *dst, const float *src, size_t n);
 	void	(*bf16_to_f32)(float *dst, const uint16_t *src, size_t n);
 	void	(*f32_to_bf16)(uint16_t *dst, const float *src, size_t n);
+
+	/* decode attention over one piece of a row, by K/V dtype (mdec.h) */
+	void	(*mdec_f16)(const struct mk_mdec_task *t);
+	void	(*mdec_bf16)(const struct mk_mdec_task *t);
+	void	(*mdec_f32)(const struct mk_mdec_task *t);
+
+	/* read n bytes as fast as possible; returns their sum as u64 words */
+	uint64_t	(*read_sum)(const void *p, size_t n);
 };
 
 extern const struct mk_kern mk_kern_generic;

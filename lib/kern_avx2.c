@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kern.h"
+#include "mdec.h"
 
 static void
 f16_to_f32_avx2(float *dst, const uint16_t *src, size_t n)
@@ -117,4 +118,8 @@ const struct mk_kern mk_kern_avx2 = {
 	.f32_to_f16 = f32_to_f16_avx2,
 	.bf16_to_f32 = bf16_to_f32_avx2,
 	.f32_to_bf16 = f32_to_bf16_avx2,
+	.mdec_f16 = mk_mdec_f16_avx2,
+	.mdec_bf16 = mk_mdec_bf16_avx2,
+	.mdec_f32 = mk_mdec_f32_avx2,
+	.read_sum = mk_read_sum_avx2,
 };

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kern.h"
+#include "mdec.h"
 
 static inline __mmask16
 tail16(size_t left)
@@ -113,4 +114,8 @@ const struct mk_kern mk_kern_avx512 = {
 	.f32_to_f16 = f32_to_f16_avx512,
 	.bf16_to_f32 = bf16_to_f32_avx512,
 	.f32_to_bf16 = f32_to_bf16_avx512,
+	.mdec_f16 = mk_mdec_f16_avx512,
+	.mdec_bf16 = mk_mdec_bf16_avx512,
+	.mdec_f32 = mk_mdec_f32_avx512,
+	.read_sum = mk_read_sum_avx512,
 };

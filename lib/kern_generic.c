@@ -9,6 +9,7 @@
 
 #include "half.h"
 #include "kern.h"
+#include "mdec.h"
 
 static void
 f16_to_f32_generic(float *dst, const uint16_t *src, size_t n)
@@ -52,4 +53,8 @@ const struct mk_kern mk_kern_generic = {
 	.f32_to_f16 = f32_to_f16_generic,
 	.bf16_to_f32 = bf16_to_f32_generic,
 	.f32_to_bf16 = f32_to_bf16_generic,
+	.mdec_f16 = mk_mdec_f16_generic,
+	.mdec_bf16 = mk_mdec_bf16_generic,
+	.mdec_f32 = mk_mdec_f32_generic,
+	.read_sum = mk_read_sum_generic,
 };

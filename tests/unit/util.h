@@ -56,5 +56,6 @@ void	suite_kern(void);
 void	suite_eplb(void);
 void	suite_loads(void);
 void	suite_a2a(void);
+void	suite_mdec(void);
 
 #endif

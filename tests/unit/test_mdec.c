@@ -1,0 +1,299 @@
+/*
+ * test_mdec.c - decode attention: every kernel path this CPU has, every
+ * K/V dtype, both layouts and thread counts 1-3, against the float64
+ * reference (mk_mdec_reference) and against the generic path, on fresh
+ * random inputs of awkward shapes.
+ *
+ * Poison: masked positions and the positions past V of a cache row hold
+ * NaN, so a kernel that lets one of them into a sum fails; outputs are
+ * filled with a NaN pattern before each run, so one it forgets to write
+ * fails too.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "half.h"
+#include "mdec.h"
+#include "util.h"
+
+struct shape {
+	int	B, QH, KH, D;
+	int64_t	V, M;		/* M > V: cache layout with row M; M == V: flat */
+	double	density;	/* -1: no mask */
+	int	full_rows;	/* make rows 0 and every third fully masked */
+	const char *what;
+};
+
+static const struct shape shapes[] = {
+	{ 2, 8, 2, 128, 1000, 1003, 0.5, 0, "G4 D128 cache" },
+	{ 1, 3, 3, 64, 777, 777, 0.5, 0, "G1 D64 flat" },
+	{ 3, 6, 2, 96, 130, 140, 0.3, 1, "G3 D96 cache, masked rows" },
+	{ 1, 8, 1, 256, 300, 300, 0.5, 0, "G8 D256 flat" },
+	{ 2, 10, 2, 36, 50, 51, 0.2, 0, "G5 D36 cache" },
+	{ 2, 4, 2, 40, 201, 201, 0.6, 0, "G2 D40 flat" },
+	{ 2, 6, 3, 128, 1, 4, 0.0, 0, "V=1" },
+	{ 1, 12, 2, 72, 2049, 2049, 0.9, 1, "G6 D72 dense mask" },
+	{ 1, 14, 2, 80, 513, 520, -1, 0, "G7 D80 no mask" },
+	{ 2, 16, 2, 128, 640, 640, 0.0, 0, "G8 mask all false" },
+	{ 2, 4, 1, 64, 100, 120, 1.0, 0, "all masked" },
+	{ 2, 8, 2, 128, 5000, 5000, 0.5, 0, "rows split across threads" },
+};
+
+/* Roughly normal (Irwin-Hall of 4), cheap and deterministic. */
+static float
+normal(struct rng *r)
+{
+	return (float)((rng_unit(r) + rng_unit(r) + rng_unit(r) +
+	    rng_unit(r) - 2.0) * 1.7320508);
+}
+
+static void
+put(void *p, int dt, size_t i, float x)
+{
+	if (dt == MK_F16)
+		((uint16_t *)p)[i] = mk_f32_to_f16(x);
+	else if (dt == MK_BF16)
+		((uint16_t *)p)[i] = mk_f32_to_bf16(x);
+	else
+		((float *)p)[i] = x;
+}
+
+struct prob {
+	struct mk_mdec	p;
+	float		*q;
+	void		*k, *v;
+	uint8_t		*mask;
+	double		*rlse, *rout;
+};
+
+static void
+make(struct prob *x, const struct shape *s, int dt, uint64_t seed)
+{
+	struct rng r = { seed };
+	size_t rows = (size_t)s->B * (size_t)s->KH, esz = mk_dtype_size(dt);
+	size_t nkv = rows * (size_t)s->M * (size_t)s->D, i, j, pos;
+	int d;
+
+	memset(x, 0, sizeof(*x));
+	x->q = malloc((size_t)s->B * (size_t)s->QH * (size_t)s->D * 4);
+	x->k = malloc(nkv * esz);
+	x->v = malloc(nkv * esz);
+	x->mask = malloc(rows * (size_t)s->M);
+	for (i = 0; i < (size_t)s->B * (size_t)s->QH * (size_t)s->D; i++)
+		x->q[i] = normal(&r);
+	for (j = 0; j < rows; j++)
+		for (pos = 0; pos < (size_t)s->M; pos++) {
+			uint8_t m = s->density >= 0 && rng_unit(&r) < s->density;
+
+			if (s->full_rows && j % 3 == 0)
+				m = 1;
+			x->mask[j * (size_t)s->M + pos] = m;
+			for (d = 0; d < s->D; d++) {
+				i = (j * (size_t)s->M + pos) * (size_t)s->D +
+				    (size_t)d;
+				/* poison: what must never be read as data */
+				if (pos >= (size_t)s->V || m) {
+					put(x->k, dt, i, NAN);
+					put(x->v, dt, i, NAN);
+				} else {
+					put(x->k, dt, i, normal(&r));
+					put(x->v, dt, i, normal(&r));
+				}
+			}
+		}
+	x->p.B = s->B;
+	x->p.QH = s->QH;
+	x->p.KH = s->KH;
+	x->p.D = s->D;
+	x->p.V = s->V;
+	x->p.dtype = dt;
+	x->p.scale = 1.0 / sqrt((double)s->D) * (seed % 2 ? 1.0 : 1.7);
+	x->p.q = x->q;
+	x->p.k = x->k;
+	x->p.v = x->v;
+	x->p.mask = s->density >= 0 || s->full_rows ? x->mask : NULL;
+	x->p.row = s->M;
+	x->p.mrow = s->M;
+	x->rlse = malloc((size_t)s->B * (size_t)s->QH * sizeof(double));
+	x->rout = malloc((size_t)s->B * (size_t)s->QH * (size_t)s->D *
+	    sizeof(double));
+	mk_mdec_reference(&x->p, x->rlse, x->rout);
+}
+
+static void
+drop(struct prob *x)
+{
+	free(x->q);
+	free(x->k);
+	free(x->v);
+	free(x->mask);
+	free(x->rlse);
+	free(x->rout);
+}
+
+/*
+ * f32 accumulation over a few thousand terms: 1e-5 relative, measured
+ * against the row's largest |out| so that outputs near zero are not held
+ * to a relative bound they cannot meet.
+ */
+static int
+close_enough(const struct prob *x, const float *lse, const float *out,
+    const char *what)
+{
+	size_t bh = (size_t)x->p.B * (size_t)x->p.QH, i;
+	double big, err;
+	int d, bad = 0;
+
+	for (i = 0; i < bh; i++) {
+		if (isinf(x->rlse[i])) {
+			if (!(isinf(lse[i]) && lse[i] < 0) && bad++ < 3)
+				fprintf(stderr, "  %s: row %zu lse %g, want "
+				    "-inf\n", what, i, lse[i]);
+		} else if (!(fabs(lse[i] - x->rlse[i]) <= 1e-5 *
+		    fmax(1.0, fabs(x->rlse[i]))) && bad++ < 3)
+			fprintf(stderr, "  %s: row %zu lse %.9g, want %.9g\n",
+			    what, i, lse[i], x->rlse[i]);
+		big = 0;
+		for (d = 0; d < x->p.D; d++)
+			big = fmax(big, fabs(x->rout[i * (size_t)x->p.D +
+			    (size_t)d]));
+		for (d = 0; d < x->p.D; d++) {
+			err = fabs(out[i * (size_t)x->p.D + (size_t)d] -
+			    x->rout[i * (size_t)x->p.D + (size_t)d]);
+			if (!(err <= 1e-5 * (fabs(x->rout[i * (size_t)x->p.D +
+			    (size_t)d]) + big)) && bad++ < 3)
+				fprintf(stderr, "  %s: row %zu d %d out %.9g, "
+				    "want %.9g\n", what, i, d,
+				    out[i * (size_t)x->p.D + (size_t)d],
+				    x->rout[i * (size_t)x->p.D + (size_t)d]);
+		}
+	}
+	return bad == 0;
+}
+
+static void
+poison(float *p, size_t n)
+{
+	uint32_t u = 0x7fbadbadu;	/* a NaN nobody computes */
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		memcpy(&p[i], &u, 4);
+}
+
+static void
+test_paths(void)
+{
+	static const int dts[] = { MK_F16, MK_BF16, MK_F32 };
+	struct mk_kern tab[MK_NISA];
+	struct prob x;
+	struct mk_err e;
+	char what[160];
+	size_t bh, nout;
+	float *lse, *out, *glse, *gout;
+	int s, t, i, isa, threads, ok;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	for (s = 0; s < (int)(sizeof(shapes) / sizeof(shapes[0])); s++)
+		for (t = 0; t < 3; t++) {
+			make(&x, &shapes[s], dts[t], 1000u + (unsigned)s * 7u +
+			    (unsigned)t);
+			bh = (size_t)x.p.B * (size_t)x.p.QH;
+			nout = bh * (size_t)x.p.D;
+			lse = malloc(bh * 4);
+			out = malloc(nout * 4);
+			glse = malloc(bh * 4);
+			gout = malloc(nout * 4);
+			CU_ASSERT_EQUAL_FATAL(mk_mdec_run(&x.p, &tab[0], 2,
+			    glse, gout, &e), 0);
+			for (isa = 0; isa < MK_NISA; isa++) {
+				if (!mk_isa_supported((enum mk_isa)isa))
+					continue;
+				for (threads = 1; threads <= 3; threads++) {
+					poison(lse, bh);
+					poison(out, nout);
+					snprintf(what, sizeof(what), "%s %s %s "
+					    "threads %d", shapes[s].what,
+					    mk_dtype_name(dts[t]),
+					    mk_isa_name((enum mk_isa)isa),
+					    threads);
+					CU_ASSERT_EQUAL(mk_mdec_run(&x.p,
+					    &tab[isa], threads, lse, out, &e),
+					    0);
+					ok = close_enough(&x, lse, out, what);
+					CU_ASSERT(ok);
+				}
+				/* and the generic path, as a second opinion */
+				for (i = 0; i < (int)nout; i++)
+					CU_ASSERT(fabsf(out[i] - gout[i]) <=
+					    1e-5f * (fabsf(gout[i]) + 1.0f));
+			}
+			drop(&x);
+			free(lse);
+			free(out);
+			free(glse);
+			free(gout);
+		}
+}
+
+/* Every read probe sums the same bytes, from odd starts and lengths. */
+static void
+test_read_sum(void)
+{
+	struct mk_kern tab;
+	size_t n = (1 << 20) + 77, i, off, len;
+	unsigned char *buf = malloc(n);
+	uint64_t want;
+	int isa, threads;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)(i * 131u + (i >> 9));
+	for (isa = 0; isa < MK_NISA; isa++) {
+		if (!mk_isa_supported((enum mk_isa)isa))
+			continue;
+		mk_kern_build((enum mk_isa)isa, &tab);
+		for (off = 0; off < 3; off++)
+			for (len = n - 200; len < n - 3; len += 61) {
+				uint64_t w;
+				size_t j;
+
+				/* the reference: u64 words, then bytes, per
+				 * slice, as the probe defines its sum */
+				for (threads = 1; threads <= 3; threads++) {
+					size_t lo, hi;
+					int t;
+
+					want = 0;
+					for (t = 0; t < threads; t++) {
+						mk_slice(len, 4096, t, threads,
+						    &lo, &hi);
+						for (j = lo; j < lo + (hi - lo) /
+						    64 * 64; j += 8) {
+							memcpy(&w, buf + off +
+							    j, 8);
+							want += w;
+						}
+						for (; j < hi; j++)
+							want += buf[off + j];
+					}
+					CU_ASSERT_EQUAL(mk_read_sum(
+					    &tab, buf + off, len, threads),
+					    want);
+				}
+			}
+	}
+	free(buf);
+}
+
+void
+suite_mdec(void)
+{
+	CU_pSuite s = CU_add_suite("mdec", NULL, NULL);
+
+	CU_add_test(s, "every path, dtype, layout, thread count vs float64",
+	    test_paths);
+	CU_add_test(s, "read probe", test_read_sum);
+}
