@@ -128,8 +128,10 @@ bench_args(struct opts *o, struct arg_str *bsz, struct arg_str *qh,
 	if (!threads->count)
 		b->threads[0] = mk_online_cpus();
 	b->nisa = 0;
+	/* default: every path up to the selected one (MOEKIT_ISA) */
 	snprintf(buf, sizeof(buf), "%s", isa->count ? isa->sval[0] :
-	    "generic,avx2,avx512");
+	    mk_kern_isa() == MK_ISA_AVX512 ? "generic,avx2,avx512" :
+	    mk_kern_isa() == MK_ISA_AVX2 ? "generic,avx2" : "generic");
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save)) {
 		int k = mk_isa_parse(tok);

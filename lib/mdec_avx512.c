@@ -154,8 +154,9 @@ mk_read_sum_avx512(const void *p, size_t n)
 {
 	const char *c = p;
 	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	uint64_t s = 0;
+	uint64_t s = 0, l[8];
 	size_t i;
+	int j;
 
 	for (i = 0; i + 256 <= n; i += 256) {
 		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + i));
@@ -169,5 +170,9 @@ mk_read_sum_avx512(const void *p, size_t n)
 	    _mm512_add_epi64(a2, a3));
 	for (; i < n; i++)
 		s += (unsigned char)c[i];
-	return s + (uint64_t)_mm512_reduce_add_epi64(a0);
+	/* by hand: _mm512_reduce_add_epi64 adds as signed, which may overflow */
+	_mm512_storeu_si512(l, a0);
+	for (j = 0; j < 8; j++)
+		s += l[j];
+	return s;
 }

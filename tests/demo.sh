@@ -45,3 +45,14 @@ step "tensor-cat --info \$tmp/layout.npy"
 tensor-cat --info "$tmp/layout.npy"
 step "a2a-layout -E 8 --emit num_recv_tokens -f csv testdata/a2a-mixtral-gsm8k.npy | head -6   # real Mixtral routing, EP-4"
 a2a-layout -E 8 --emit num_recv_tokens -f csv testdata/a2a-mixtral-gsm8k.npy | head -6
+
+echo
+echo "== mdecode: masked decode attention on the CPU"
+step "mdecode --valid-length 7 --emit out -f csv testdata/mdecode-example.npy   # kv head 1 fully masked"
+mdecode --valid-length 7 --emit out -f csv testdata/mdecode-example.npy
+step "mdecode --kv-heads 2 --valid-length 7 testdata/mdecode-flat.npy | cmp - <(same as a KV cache)   # the seed's flat layout"
+mdecode --valid-length 7 testdata/mdecode-example.npy > "$tmp/cache.npy"
+mdecode --kv-heads 2 --valid-length 7 testdata/mdecode-flat.npy |
+    cmp - "$tmp/cache.npy" && echo "flat and KV-cache layouts: identical"
+step "mdecode --bench --bsz 1 --max-length 16384 --reps 3   # the seed's shape at 1/8 of its length"
+mdecode --bench --bsz 1 --max-length 16384 --reps 3

@@ -15,3 +15,4 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 MOEKIT_BIN=$bin "$py" "$here/numpy_interop.py"
 MOEKIT_BIN=$bin "$py" "$here/a2a_check.py"
+MOEKIT_BIN=$bin "$py" "$here/mdecode_check.py"

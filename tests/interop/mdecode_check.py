@@ -1,0 +1,198 @@
+"""mdecode against a float64 numpy evaluation of the seed's
+torch_masked_attention (shared/seeds/004_...), written from the formula,
+not from moekit's C.  Fresh random problems each run (the seed is printed
+on failure): both layouts (KV cache with --valid-length, flat buffers with
+--kv-heads exactly as the seed slices them), GQA groups 1-8, odd V and D,
+f16 / bf16 / f32, fully masked rows, V = 1, no mask, every kernel path
+this CPU has (MOEKIT_ISA) and 1-3 threads.  Tolerances of SPEC §6: f16 and
+outputs |x - ref| <= 1e-3 + 1e-3 |ref| (the seed's own check), bf16 the
+same plus bf16's own rounding (2^-8 |ref|), f32 outputs and lse 1e-5
+relative (out: to |ref| plus the row's largest |out|).  Run by
+tests/interop/run.sh."""
+import io
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+BIN = os.environ["MOEKIT_BIN"]
+seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
+rng = np.random.default_rng(seed)
+checks = 0
+isas = subprocess.run([os.path.join(BIN, "mdecode"), "--isa-list"],
+                      capture_output=True, text=True).stdout.split()
+
+
+def fail(msg):
+    sys.exit("mdecode check failed (seed %d): %s" % (seed, msg))
+
+
+def bf16_bits(x):
+    """f32 -> bf16 bits, round to nearest even (as moekit and torch do)."""
+    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def as_f64(a, dt):
+    if dt == "bf16":
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def make(dt, shape):
+    x = rng.standard_normal(shape).astype(np.float32)
+    if dt == "bf16":
+        return bf16_bits(x)
+    return x.astype(np.float16 if dt == "f16" else np.float32)
+
+
+def reference(q, k, v, mask, V, KH, flat, dt, scale):
+    B, QH, D = q.shape[0], q.shape[1], q.shape[-1]
+    G = QH // KH
+    if flat:
+        kk = k[:B * KH * V * D].reshape(B, KH, V, D)
+        vv = v[:B * KH * V * D].reshape(B, KH, V, D)
+        mm = None if mask is None else mask[:B * KH * V].reshape(B, KH, V)
+    else:
+        kk, vv = k[:, :, :V], v[:, :, :V]
+        mm = None if mask is None else mask[:, :, :V]
+    qf = as_f64(q, dt).reshape(B, KH, G, D)
+    s = np.einsum("bhgd,bhvd->bhgv", qf, as_f64(kk, dt)) * scale
+    if mm is not None:
+        s = np.where(mm[:, :, None, :] != 0, -np.inf, s)
+    m = s.max(-1, keepdims=True)
+    dead = ~np.isfinite(m)
+    m = np.where(dead, 0, m)
+    p = np.exp(s - m)
+    l = p.sum(-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lse = np.where(dead, -np.inf, m + np.log(l))[..., 0]
+        out = np.where(dead, 0, (p @ as_f64(vv, dt)) / l)
+    return lse.reshape(B, QH, 1), out.reshape(B, QH, 1, D)
+
+
+def run(args, data, env=None):
+    p = subprocess.run([os.path.join(BIN, "mdecode")] + args, input=data,
+                       capture_output=True, env=env)
+    if p.returncode != 0:
+        fail("mdecode %s: %s" % (" ".join(args), p.stderr.decode()))
+    f = io.BytesIO(p.stdout)
+    out = []
+    while f.tell() < len(p.stdout):
+        out.append(np.load(f))
+    return out
+
+
+def close(what, got, want, kind):
+    """kind: "f32" (1e-5 relative; out rows also against their largest
+    |out|), "f16" (the seed's 1e-3 + 1e-3 |ref|) or "bf16" (1e-3 plus
+    bf16's rounding, 2^-8 |ref|)."""
+    global checks
+    checks += 1
+    got = as_f64(got, "bf16") if got.dtype == np.uint16 else got.astype(np.float64)
+    if got.shape != want.shape:
+        fail("%s: shape %s, want %s" % (what, got.shape, want.shape))
+    inf = np.isinf(want)
+    if not np.array_equal(np.isinf(got), inf) or np.any(got[inf] != want[inf]):
+        fail("%s: infinities differ" % what)
+    if kind == "f32" and want.ndim == 4:
+        tol = 1e-5 * (np.abs(want) + np.abs(want).max(axis=-1, keepdims=True))
+    elif kind == "f32":
+        tol = 1e-5 * np.maximum(1, np.abs(want))
+    elif kind == "f16":
+        tol = 1e-3 + 1e-3 * np.abs(want)
+    else:
+        tol = 1e-3 + 2.0 ** -8 * np.abs(want)
+    with np.errstate(invalid="ignore"):
+        bad = (np.abs(got - want) > tol)[~inf] | np.isnan(got[~inf])
+    if np.any(bad):
+        g, w = got[~inf], want[~inf]
+        i = np.argmax(bad)
+        fail("%s: %d values off, e.g. %r vs %r" % (what, bad.sum(), g[i], w[i]))
+
+
+def stream(*arrays):
+    f = io.BytesIO()
+    for a in arrays:
+        if a is not None:
+            np.save(f, a)
+    return f.getvalue()
+
+
+def case(B, QH, KH, D, V, M, dt, flat, density, out_f32, full_rows=False,
+         threads=2, isa=None, scale=None, nomask=False):
+    qdt = dt
+    q = make(qdt, (B, QH, 1, D))
+    if flat:
+        k = make(dt, (B * KH * M * D,))
+        v = make(dt, (B * KH * M * D,))
+        mask = rng.random(B * KH * M) < density
+        if full_rows:
+            mask[:V] = True          # row (0, 0) fully masked
+    else:
+        k = make(dt, (B, KH, M, D))
+        v = make(dt, (B, KH, M, D))
+        mask = rng.random((B, KH, M)) < density
+        if full_rows:
+            mask[0, 0, :] = True
+    if nomask:
+        mask = None
+    scale = scale if scale is not None else D ** -0.5
+    lse, out = reference(q, k, v, mask, V, KH, flat, dt, scale)
+    args = ["--valid-length", str(V), "--threads", str(threads)]
+    if flat:
+        args += ["--kv-heads", str(KH)]
+    if dt == "bf16":
+        args += ["--dtype", "bf16"]
+    if out_f32:
+        args += ["--out-dtype", "f32"]
+    if scale != D ** -0.5:
+        args += ["--scale", repr(scale)]
+    env = dict(os.environ)
+    if isa:
+        env["MOEKIT_ISA"] = isa
+    glse, gout = run(args, stream(q, k, v, mask), env)
+    what = "B%d QH%d KH%d D%d V%d M%d %s %s dens %.2f isa %s threads %d" % (
+        B, QH, KH, D, V, M, dt, "flat" if flat else "cache", density, isa, threads)
+    close(what + " lse", glse, lse, "f32")
+    close(what + " out", gout, out, "f32" if out_f32 else dt)
+    want_dtype = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32}[dt]
+    if gout.dtype != (np.float32 if out_f32 else want_dtype) or glse.dtype != np.float32:
+        fail("%s: dtypes %s %s" % (what, glse.dtype, gout.dtype))
+
+
+n = 0
+for isa in isas:
+    for dt in ("f16", "bf16", "f32"):
+        for flat in (False, True):
+            G = [1, 2, 3, 4, 5, 8][n % 6]
+            KH = 1 + n % 3
+            D = [64, 96, 128, 256, 40, 72][n % 6]
+            V = int(rng.integers(1, 700))
+            M = V + int(rng.integers(0, 9)) * (0 if flat else 1) + (3 if flat else 0)
+            case(1 + n % 2, G * KH, KH, D, V, M, dt, flat, [0.5, 0.0, 0.9][n % 3],
+                 out_f32=n % 2 == 0, full_rows=n % 4 == 1, threads=1 + n % 3, isa=isa)
+            n += 1
+# corners, on the selected path
+case(2, 4, 2, 128, 1, 3, "f16", False, 0.0, True)                 # V = 1
+case(1, 8, 8, 64, 333, 333, "f32", True, 0.0, True)                # MHA, mask all false
+case(2, 8, 2, 128, 257, 300, "f16", False, 0.5, False, nomask=True)
+case(1, 4, 1, 128, 100, 100, "f32", False, 1.0, True)              # every row masked
+case(3, 16, 2, 80, 2049, 2050, "bf16", True, 0.3, False, scale=0.05)
+case(1, 32, 8, 128, 4096, 8192, "f16", True, 0.5, False, threads=3)  # the seed's layout
+
+# CSV output reads back with np.loadtxt and matches the NPY output
+q = make("f32", (1, 4, 1, 16)); k = make("f32", (1, 2, 50, 16)); v = make("f32", (1, 2, 50, 16))
+data = stream(q, k, v, rng.random((1, 2, 50)) < 0.4)
+lse, out = run([], data)
+p = subprocess.run([os.path.join(BIN, "mdecode"), "-f", "csv", "--emit", "out"],
+                   input=data, capture_output=True)
+csv = np.loadtxt(io.StringIO(p.stdout.decode()), delimiter=",", dtype=np.float32)
+if not np.array_equal(csv, out.reshape(-1, 16)):
+    fail("CSV output differs from NPY output")
+checks += 1
+print("mdecode check: %d comparisons with numpy float64 passed (seed %d, paths %s)"
+      % (checks, seed, ",".join(isas)))
