@@ -142,7 +142,7 @@ void	mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
  * Time the problem with kernels k on `threads` threads: after one warm-up,
  * reps runs, each right after a read of the same K and V bytes with the
  * probe table's read_sum (so that both see the same machine state).  Sets
- * the median run time *ms and the median probe bandwidth *probe_gbps
+ * the median run time *ms and the best probe bandwidth *probe_gbps
  * (10^9 bytes/s).  Returns 0, or -1 with e filled.
  */
 int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,

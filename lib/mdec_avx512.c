@@ -35,8 +35,10 @@ vany_gt(VEC v, float x)
 static inline VEC
 vtail(VEC v, int n)
 {
-	return n >= W ? v : _mm512_mask_mov_ps(v, (__mmask16)~((1u << n) - 1),
-	    _mm512_set1_ps(-INFINITY));
+	__mmask16 keep = n >= W ? (__mmask16)0xffff : n <= 0 ? 0 :
+	    (__mmask16)((1u << n) - 1);
+
+	return _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), keep, v);
 }
 /* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
@@ -66,7 +68,7 @@ vrow(const void *row, int off, int dt, int nv)
 }
 
 /* Partial sums of position j sit in slot 4 (j % 4) + j / 4; see vreduce. */
-#define SLOT(j)	(((j) % 4) * 4 + (j) / 4)
+#define SLOT(j)	((j) / 16 * 16 + ((j) % 4) * 4 + (j) % 16 / 4)
 
 /*
  * Sixteen vectors to one vector of their sums in 30 shuffles and 15 adds:

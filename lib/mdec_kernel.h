@@ -100,10 +100,11 @@ prefetch_rows(const char *base, size_t rb, const size_t *idx, int nb)
  */
 INL void
 qk_step(const float *q, int ld, const char *const *rows, int j0, int nch,
-    int tail, int dt, int GB, int PJ, VEC *part)
+    int tail, int dt, int GB, int PJ, VEC *part, const char *const *pf)
 {
 	VEC a[GBMAX][8], qv[GBMAX], kv;
 	int c, g, j, nv;
+	size_t off;
 
 #pragma GCC unroll 4
 	for (g = 0; g < GB; g++)
@@ -112,6 +113,18 @@ qk_step(const float *q, int ld, const char *const *rows, int j0, int nch,
 			a[g][j] = vzero();
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
+		/*
+		 * Prefetch the rows of a later block a line at a time, spread
+		 * over the arithmetic: a burst of them would fill the miss
+		 * queue and stall the core.
+		 */
+		off = (size_t)c * W * (dt == MK_F32 ? 4 : 2);
+		if (pf != NULL && off % 64 == 0)
+#pragma GCC unroll 8
+			for (j = 0; j < PJ; j++) {
+				prefetch(pf[2 * (j0 + j)] + off);
+				prefetch(pf[2 * (j0 + j) + 1] + off);
+			}
 #pragma GCC unroll 4
 		for (g = 0; g < GB; g++)
 			qv[g] = vload(q + (size_t)g * ld + (size_t)c * W);
@@ -248,16 +261,18 @@ softmax_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 /* Everything one group of GB heads does with one block. */
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
-    int GB, const char *const *kr, const char *const *vr, int nb, int dt)
+    int GB, const char *const *kr, const char *const *vr, int nb, int dt,
+    const char *const *pf, int Dc)
 {
-	const int D = t->D, ld = t->ld, nch = (D + W - 1) / W;
+	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
+	const int nch = (D + W - 1) / W;
 	const int tail = D - (nch - 1) * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	int j, c0, cb;
 
 	for (j = 0; j < BLK; j += QK_PJ(GB))
 		qk_step(t->q + (size_t)g0 * ld, ld, kr, j, nch, tail, dt, GB,
-		    QK_PJ(GB), w->part);
+		    QK_PJ(GB), w->part, pf);
 	softmax_block(t, w, g0, GB, nb);
 	for (c0 = 0; c0 < nch; c0 += cb) {
 		cb = pv_width(GB, nch - c0);
@@ -274,33 +289,43 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	}
 }
 
+/* The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch. */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
-    int nb, int dt, size_t rb)
+    int nb, const size_t *ahead, int na, int dt, size_t rb, int Dc)
 {
-	const char *kr[BLK], *vr[BLK];
+	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	int j, g0, GB;
 
 	for (j = 0; j < BLK; j++) {
 		/* Rows past nb repeat row 0: read, computed, then ignored. */
 		kr[j] = (const char *)t->k + idx[j < nb ? j : 0] * rb;
 		vr[j] = (const char *)t->v + idx[j < nb ? j : 0] * rb;
+		pf[2 * j] = (const char *)t->k + ahead[j < na ? j : 0] * rb;
+		pf[2 * j + 1] = (const char *)t->v + ahead[j < na ? j : 0] * rb;
 	}
-	for (g0 = 0; g0 < t->G; g0 += GB) {
+	if (na == 0)
+		p = NULL;
+	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
-		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt); break;
-		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt); break;
-		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt); break;
-		default: heads_block(t, w, g0, 1, kr, vr, nb, dt); break;
+		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, Dc); break;
+		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, Dc); break;
+		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, Dc); break;
+		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, Dc); break;
 		}
 	}
 }
 
+/*
+ * One piece.  Dc is the head size when the caller knows it at compile time
+ * (the common ones get loops without tails), else 0.
+ */
 INL void
-mdec_kernel(const struct mk_mdec_task *t, int dt)
+piece(const struct mk_mdec_task *t, int dt, int Dc)
 {
-	const size_t rb = (size_t)t->D * mk_dtype_size((enum mk_dtype)dt);
+	const size_t rb = (size_t)(Dc ? Dc : t->D) *
+	    mk_dtype_size((enum mk_dtype)dt);
 	struct scan sc = { t->mask, t->n, 0, 0, 0 };
 	struct scratch w;
 	size_t idx[AHEAD + 1][BLK];
@@ -324,12 +349,20 @@ mdec_kernel(const struct mk_mdec_task *t, int dt)
 	for (cur = 0; nb[cur] > 0; cur = (cur + 1) % (AHEAD + 1)) {
 		i = (cur + AHEAD) % (AHEAD + 1);
 		nb[i] = scan_block(&sc, idx[i]);
-		prefetch_rows(t->k, rb, idx[i], nb[i]);
-		prefetch_rows(t->v, rb, idx[i], nb[i]);
-		one_block(t, &w, idx[cur], nb[cur], dt, rb);
+		one_block(t, &w, idx[cur], nb[cur], idx[i], nb[i], dt, rb, Dc);
 	}
 	for (g = 0; g < t->G; g++)
 		t->l[g] = vhsum(vload(w.lsum + g * W));
+}
+
+INL void
+mdec_kernel(const struct mk_mdec_task *t, int dt)
+{
+	switch (t->D) {
+	case 64:	piece(t, dt, 64); break;
+	case 128:	piece(t, dt, 128); break;
+	default:	piece(t, dt, 0); break;
+	}
 }
 
 void

@@ -1,0 +1,50 @@
+#!/bin/sh
+# device.sh - build and test moekit on a machine without apt (the lent
+# AVX-512 host), then run the mdecode benchmark there.  The Debian
+# packages come as .deb files in .debs/ (apt-get download libcsv3
+# libcsv-dev libargtable2-0 libargtable2-dev libcunit1 libcunit1-dev
+# libjansson4 libjansson-dev), unpacked into .deps/.
+#
+#   sh tests/bench/device.sh test        build, unit + CLI + interop tests at
+#                                        every kernel path
+#   sh tests/bench/device.sh bench ARGS  mdecode --bench ARGS
+#
+# Results go to $OUT (default: build/device).
+set -u
+out=${OUT:-build/device}
+mkdir -p "$out"
+P=$PWD/.deps
+if [ ! -d "$P/usr/include" ]; then
+	mkdir -p "$P"
+	for d in .debs/*.deb; do dpkg -x "$d" "$P"; done
+fi
+L=$P/usr/lib/x86_64-linux-gnu
+export CPPFLAGS="-I$P/usr/include" LDFLAGS="-L$L -Wl,-rpath,$L"
+what=${1:-test}
+[ $# -gt 0 ] && shift
+{
+	lscpu
+	free -g
+	gcc --version | head -1
+	nproc
+} > "$out/machine.txt" 2>&1
+make -j"$(nproc)" all WERROR=1 > "$out/build.txt" 2>&1 || {
+	tail -30 "$out/build.txt"
+	exit 1
+}
+case $what in
+test)
+	rc=0
+	make check-isa > "$out/check-isa.txt" 2>&1 || rc=1
+	make check-replay check-interop check-examples > "$out/check.txt" 2>&1 || rc=1
+	tail -5 "$out/check-isa.txt" "$out/check.txt"
+	grep -E "FAIL|failed|passed|SKIP|selected" "$out/check-isa.txt" | sort | uniq -c
+	exit $rc
+	;;
+bench)
+	build/bin/mdecode --verbose --bench "$@" > "$out/bench.csv" 2> "$out/bench.err"
+	rc=$?
+	cat "$out/bench.err" "$out/bench.csv"
+	exit $rc
+	;;
+esac
