@@ -37,7 +37,7 @@ test)
 	rc=0
 	make check-isa > "$out/check-isa.txt" 2>&1 || rc=1
 	make check-replay check-interop check-examples > "$out/check.txt" 2>&1 || rc=1
-	tail -5 "$out/check-isa.txt" "$out/check.txt"
+	tail -n 5 "$out/check-isa.txt" "$out/check.txt"
 	grep -E "FAIL|failed|passed|SKIP|selected" "$out/check-isa.txt" | sort | uniq -c
 	exit $rc
 	;;
