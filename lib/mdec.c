@@ -3,8 +3,10 @@
  * pieces, the float64 reference and the read-bandwidth probe; see mdec.h.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -180,6 +182,28 @@ row_starts(const struct plan *pl, int64_t rows)
 	return from;
 }
 
+/*
+ * Map the pages of [p, p + n) in now, in one system call, rather than one
+ * fault per few pages as the kernel walks them: for K and V memory-mapped
+ * from a file, faults would otherwise cost as much as the attention.
+ * Best effort: kernels before 5.14 lack MADV_POPULATE_READ, and heap
+ * memory is there already.
+ */
+static void
+populate(const void *p, size_t n)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+
+	if (n > 0)
+		(void)madvise((void *)a, (uintptr_t)p + n - a,
+		    MADV_POPULATE_READ);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static void
 run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
     const struct plan *pl, const float *qs, float *st, struct layout y,
@@ -213,6 +237,10 @@ run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
 			    (size_t)c->row * (size_t)p->mrow +
 			    (size_t)c->start;
 			t.n = (size_t)c->len;
+			populate(t.k, t.n * (size_t)p->D * esz);
+			populate(t.v, t.n * (size_t)p->D * esz);
+			if (t.mask != NULL)
+				populate(t.mask, t.n);
 			t.D = p->D;
 			t.G = G;
 			t.ld = ld;
