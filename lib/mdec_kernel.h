@@ -297,6 +297,9 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	int j, g0, GB;
 
+	/* With nothing ahead, the slots of ahead hold stale indices. */
+	if (na == 0)
+		ahead = idx;
 	for (j = 0; j < BLK; j++) {
 		/* Rows past nb repeat row 0: read, computed, then ignored. */
 		kr[j] = (const char *)t->k + idx[j < nb ? j : 0] * rb;
@@ -340,6 +343,9 @@ piece(const struct mk_mdec_task *t, int dt, int Dc)
 		memset(t->acc + (size_t)g * t->ld, 0,
 		    (size_t)t->ld * sizeof(float));
 	}
+	/* Poisoned: an index read from a slot no scan filled points far out
+	 * of any mapping, which the sanitizer builds report. */
+	memset(idx, 0x7f, sizeof(idx));
 	/* a ring of blocks: the one computed and AHEAD being prefetched */
 	for (i = 0; i < AHEAD; i++) {
 		nb[i] = scan_block(&sc, idx[i]);
