@@ -69,6 +69,8 @@ struct mk_a2a_group {
 	int32_t	*input_tokens;		/* [R] */
 	int32_t	*recv_offset;		/* [R][E/R][R] exclusive */
 	int32_t	*recv_rows;		/* [R] token-slot rows per receiver */
+	int32_t	*scan_hist;		/* [R][E+3, padded to a cache line]
+					 * scratch of the counting pass */
 };
 
 /*

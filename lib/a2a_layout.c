@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "a2a.h"
+#include "a2a_scan.h"
+#include "kern.h"
 
 int
 mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
@@ -70,7 +72,31 @@ mk_a2a_group_free(struct mk_a2a_group *g)
 	free(g->input_tokens);
 	free(g->recv_offset);
 	free(g->recv_rows);
+	free(g->scan_hist);
 	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * Zeroed memory starting on a cache line.  The counting pass writes rows
+ * of these arrays from several threads at once; rows that shared a line
+ * would make the threads fight over it.
+ */
+static void *
+zalloc_lines(size_t n)
+{
+	void *p;
+
+	n = (n + 63) & ~(size_t)63;
+	if ((p = aligned_alloc(64, n ? n : 64)) != NULL)
+		memset(p, 0, n);
+	return p;
+}
+
+/* Ints per source rank in scan_hist: E + 3, whole cache lines. */
+static size_t
+hist_stride(const struct mk_a2a_cfg *c)
+{
+	return ((size_t)c->E + 3 + 15) & ~(size_t)15;
 }
 
 int
@@ -83,8 +109,8 @@ mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
 	g->tokens_per_rank = calloc(R * R, 4);
 	g->tokens_per_node = calloc(R * RR, 4);
 	g->tokens_per_expert = calloc(R * E, 4);
-	g->chan_prefix = calloc(R * R * C, 4);
-	g->rdma_chan_prefix = calloc(R * RR * C, 4);
+	g->chan_prefix = zalloc_lines(R * R * C * 4);
+	g->rdma_chan_prefix = zalloc_lines(R * RR * C * 4);
 	g->rank_prefix = calloc(R * R, 4);
 	g->recv_rank_prefix = calloc(R * R, 4);
 	g->rdma_rank_prefix = calloc(R * RR, 4);
@@ -97,100 +123,89 @@ mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
 	g->input_tokens = calloc(R, 4);
 	g->recv_offset = calloc(R * epr * R, 4);
 	g->recv_rows = calloc(R, 4);
+	g->scan_hist = zalloc_lines(R * hist_stride(c) * 4);
 	if (!g->tokens_per_rank || !g->tokens_per_node ||
 	    !g->tokens_per_expert || !g->chan_prefix || !g->rdma_chan_prefix ||
 	    !g->rank_prefix || !g->recv_rank_prefix || !g->rdma_rank_prefix ||
 	    !g->recv_tokens || !g->rdma_recv_tokens || !g->recv_per_expert ||
 	    !g->ll_count || !g->ll_range || !g->full_splits ||
-	    !g->input_tokens || !g->recv_offset || !g->recv_rows) {
+	    !g->input_tokens || !g->recv_offset || !g->recv_rows ||
+	    !g->scan_hist) {
 		mk_a2a_group_free(g);
 		return -1;
 	}
 	return 0;
 }
 
-static void
-clear_group(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
+/*
+ * Why token t of rank src stopped the counting pass: an id out of range
+ * or too many nodes.  Returns -1 with e filled.
+ */
+static int
+explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+    int64_t t, const char *where, struct mk_err *e)
 {
-	size_t R = (size_t)c->R, E = (size_t)c->E, C = (size_t)c->C;
-	size_t RR = c->R > MK_A2A_NVL ? R / MK_A2A_NVL : 1, epr = E / R;
+	int64_t x, E = c->E;
+	uint64_t nodes = 0;
+	int j, triton = c->style == MK_A2A_TRITON;
 
-	memset(g->tokens_per_rank, 0, R * R * 4);
-	memset(g->tokens_per_node, 0, R * RR * 4);
-	memset(g->tokens_per_expert, 0, R * E * 4);
-	memset(g->chan_prefix, 0, R * R * C * 4);
-	memset(g->rdma_chan_prefix, 0, R * RR * C * 4);
-	memset(g->full_splits, 0, R * (E + 1) * 4);
-	(void)epr;
-}
-
-/* The id of slot j of token t (i32 or i64 rows). */
-static inline int64_t
-id_at(const void *ids, int elem, int64_t t, int K, int j)
-{
-	if (elem == 4)
-		return ((const int32_t *)ids)[t * K + j];
-	return ((const int64_t *)ids)[t * K + j];
+	for (j = 0; j < c->K; j++) {
+		x = s->elem == 4 ? ((const int32_t *)s->ids[src])[t * c->K + j] :
+		    ((const int64_t *)s->ids[src])[t * c->K + j];
+		if (x >= 0 && x < E)
+			nodes |= (uint64_t)1 << (x / (E / c->R) / MK_A2A_NVL);
+		else if (x != -1 && !(triton && x == E) && !c->lenient)
+			return mk_err_data(e, "%s%srank %d, token %lld, slot %d: "
+			    "expert %lld is not in [0, %lld) (-1%s means no "
+			    "expert; --lenient ignores it)", where,
+			    *where ? ", " : "", src, (long long)t, j,
+			    (long long)x, (long long)E, triton ? " or E" : "");
+	}
+	return mk_err_data(e, "%s%srank %d, token %lld: reaches %d nodes; "
+	    "DeepEP allows at most 8 (kNumTopkRDMARanks)", where,
+	    *where ? ", " : "", src, (long long)t, __builtin_popcountll(nodes));
 }
 
 /*
- * The counting pass over one source rank: per-expert slot counts, each
- * token's set of destination ranks and nodes, their per-channel counts.
- * Returns 0, or -1 with e filled on a bad id.
+ * The counting pass over one source rank (the kernel a2a_scan): slots
+ * per expert, tokens per destination rank and node and channel; then
+ * the totals and the prefixes over channels.  Returns -1, or the token
+ * the kernel stopped at.
  */
-static int
+static int64_t
 count_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
-    struct mk_a2a_group *g, const char *where, struct mk_err *e)
+    struct mk_a2a_group *g)
 {
-	int R = c->R, E = c->E, K = c->K, C = c->C, epr = E / R, j, w, d;
+	int R = c->R, E = c->E, C = c->C, d, ch;
 	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
-	int triton = c->style == MK_A2A_TRITON;
-	int64_t T = s->T[src], per = T > 0 ? (T + C - 1) / C : 1, t, x;
-	int32_t *ntpe = g->tokens_per_expert + (size_t)src * E;
-	int32_t *fs = g->full_splits + (size_t)src * (E + 1);
 	int32_t *cp = g->chan_prefix + (size_t)src * R * C;
 	int32_t *rcp = g->rdma_chan_prefix + (size_t)src * RR * C;
-	uint64_t mask[MK_A2A_MASK_WORDS], nodes, bits;
-	const void *ids = s->ids[src];
-	int ch;
+	int32_t *hist = g->scan_hist + (size_t)src * hist_stride(c);
+	int32_t *fs = g->full_splits + (size_t)src * (E + 1);
+	struct mk_a2a_scan sc;
+	int64_t bad;
 
-	for (t = 0; t < T; t++) {
-		ch = (int)(t / per);
-		memset(mask, 0, sizeof(mask));
-		nodes = 0;
-		for (j = 0; j < K; j++) {
-			x = id_at(ids, s->elem, t, K, j);
-			if (x >= 0 && x < E) {
-				ntpe[x]++;
-				fs[x]++;
-				d = (int)(x / epr);
-				mask[d >> 6] |= (uint64_t)1 << (d & 63);
-				nodes |= (uint64_t)1 << (d / MK_A2A_NVL);
-			} else if (x == -1 || (triton && x == E)) {
-				fs[E]++;	/* a dropped slot */
-			} else if (!c->lenient) {
-				return mk_err_data(e, "%s%srank %d, token %lld, "
-				    "slot %d: expert %lld is not in [0, %d) "
-				    "(-1%s means no expert; --lenient ignores "
-				    "it)", where, *where ? ", " : "", src,
-				    (long long)t, j, (long long)x, E,
-				    triton ? " or E" : "");
-			}
-		}
-		if (inter && __builtin_popcountll(nodes) > MK_A2A_NVL)
-			return mk_err_data(e, "%s%srank %d, token %lld: reaches %d "
-			    "nodes; DeepEP allows at most 8 (kNumTopkRDMARanks)",
-			    where, *where ? ", " : "", src, (long long)t,
-			    __builtin_popcountll(nodes));
-		for (w = 0; w < MK_A2A_MASK_WORDS; w++)
-			for (bits = mask[w]; bits; bits &= bits - 1) {
-				d = w * 64 + __builtin_ctzll(bits);
-				cp[(size_t)d * C + ch]++;
-			}
-		if (inter)
-			for (bits = nodes; bits; bits &= bits - 1)
-				rcp[(size_t)__builtin_ctzll(bits) * C + ch]++;
-	}
+	memset(&sc, 0, sizeof(sc));
+	sc.ids = s->ids[src];
+	sc.elem = s->elem;
+	sc.K = c->K;
+	sc.R = R;
+	sc.E = E;
+	sc.C = C;
+	sc.T = s->T[src];
+	sc.per = sc.T > 0 ? (sc.T + C - 1) / C : 1;
+	sc.triton = c->style == MK_A2A_TRITON;
+	sc.lenient = c->lenient;
+	mk_a2a_scan_rank_of(&sc, E, R);
+	sc.hist = hist;
+	sc.chan = cp;
+	sc.nchan = inter ? rcp : NULL;
+	if ((bad = mk_kern()->a2a_scan(&sc)) >= 0)
+		return bad;
+	memcpy(g->tokens_per_expert + (size_t)src * E, hist + 1,
+	    (size_t)E * sizeof(int32_t));
+	memcpy(fs, hist + 1, (size_t)E * sizeof(int32_t));
+	fs[E] = hist[0] + (sc.triton ? hist[E + 1] : 0);
 	/* per-channel counts -> totals and inclusive prefixes over channels */
 	for (d = 0; d < R; d++) {
 		for (ch = 1; ch < C; ch++)
@@ -204,8 +219,24 @@ count_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 		g->tokens_per_node[(size_t)src * RR + d] =
 		    rcp[(size_t)d * C + C - 1];
 	}
-	(void)per;
-	return 0;
+	return -1;
+}
+
+void
+mk_a2a_scan_rank_of(struct mk_a2a_scan *s, int E, int R)
+{
+	uint64_t epr = (uint64_t)(E / R);
+
+	s->mul = 1;
+	for (s->shift = 0; ((uint64_t)1 << s->shift) < epr; s->shift++)
+		;
+	if (((uint64_t)1 << s->shift) == epr)
+		return;
+	/* x * ceil(2^32/epr) >> 32 = x / epr while x * epr <= 2^32 */
+	s->shift = 32;
+	s->mul = (((uint64_t)1 << 32) + epr - 1) / epr;
+	if ((uint64_t)E * epr > ((uint64_t)1 << 32))
+		s->mul = 0;
 }
 
 static int64_t
@@ -276,12 +307,16 @@ int
 mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     struct mk_a2a_group *g, const char *where, struct mk_err *e)
 {
+	int64_t bad[MK_A2A_MAX_RANKS];
 	int src;
 
-	clear_group(g, c);
+	/* Source ranks are independent: each writes only its own rows. */
+#pragma omp parallel for schedule(dynamic, 1) if (c->R > 1)
 	for (src = 0; src < c->R; src++)
-		if (count_rank(c, s, src, g, where, e) < 0)
-			return -1;
+		bad[src] = count_rank(c, s, src, g);
+	for (src = 0; src < c->R; src++)
+		if (bad[src] >= 0)
+			return explain(c, s, src, bad[src], where, e);
 	receive_side(c, g);
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* a2a_trace.c - reading routing traces step by step; see a2a_trace.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "a2a_trace.h"
 #include "npy.h"
@@ -136,14 +138,19 @@ mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 		    "ranks)", mk_src_name(s), (long long)h.shape[0], tr->R,
 		    MK_A2A_MAX_RANKS);
 	step = (size_t)tr->R * (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem;
-	if (s->map != NULL && !tr->swap) {
+	tr->off = -1;
+	if (s->map != NULL) {
 		if (s->len - s->pos < h.nbytes)
 			return mk_err_data(e, "%s: data ends after %zu of %llu "
 			    "bytes", mk_src_name(s), s->len - s->pos,
 			    (unsigned long long)h.nbytes);
-		tr->mapped = s->p + s->pos;
+		if (s->fd >= 0)
+			tr->off = (int64_t)src_offset(s);
+		else
+			tr->mapped = s->p + s->pos;
 		s->pos += h.nbytes;
-	} else if ((tr->buf = malloc(step ? step : 1)) == NULL) {
+	}
+	if (tr->mapped == NULL && (tr->buf = malloc(step ? step : 1)) == NULL) {
 		return mk_err_data(e, "%s: out of memory for a step of %zu "
 		    "bytes", mk_src_name(s), step);
 	}
@@ -163,6 +170,53 @@ byteswap(void *p, size_t n, int size)
 			b[j] = b[size - 1 - j];
 			b[size - 1 - j] = t;
 		}
+}
+
+/*
+ * The next step of a file into tr->buf, in pieces read in parallel.
+ * Returns 0 or -1 with e filled.
+ */
+static int
+pread_step(struct mk_a2a_trace *tr, size_t n, struct mk_err *e)
+{
+	const size_t piece = (size_t)1 << 20;
+	const int64_t np = (int64_t)((n + piece - 1) / piece);
+	const off_t at = (off_t)tr->off + (off_t)tr->step * (off_t)n;
+	int64_t i;
+	int fd = tr->s->fd, err = 0, ended = 0;
+
+#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
+	for (i = 0; i < np; i++) {
+		size_t o = (size_t)i * piece, done = 0;
+		size_t len = n - o < piece ? n - o : piece;
+		ssize_t r;
+
+		while (done < len) {
+			r = pread(fd, tr->buf + o + done, len - done,
+			    at + (off_t)(o + done));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+#pragma omp critical(a2a_pread)
+				{
+					if (r < 0)
+						err = errno;
+					else
+						ended = 1;
+				}
+				break;
+			}
+			done += (size_t)r;
+		}
+	}
+	if (err != 0) {
+		errno = err;
+		return mk_err_sys(e, mk_src_name(tr->s));
+	}
+	if (ended)
+		return mk_err_data(e, "%s: step %d: the file shrank while being "
+		    "read", mk_src_name(tr->s), tr->step);
+	return 0;
 }
 
 int
@@ -204,6 +258,13 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 		    (size_t)tr->step * step_bytes;
 	} else if (tr->mapped != NULL) {
 		base = tr->mapped + (size_t)tr->step * step_bytes;
+	} else if (tr->off >= 0) {
+		if (pread_step(tr, step_bytes, e) < 0)
+			return -1;
+		if (tr->swap)
+			byteswap(tr->buf, step_bytes / (size_t)tr->elem,
+			    tr->elem);
+		base = tr->buf;
 	} else {
 		got = src_read(tr->s, tr->buf, step_bytes, e);
 		if (got < 0)

@@ -21,8 +21,10 @@ struct mk_a2a_trace {
 	int64_t			 T;		/* tokens per rank (dense forms) */
 	int64_t			 max_T;		/* largest T_r */
 	int			 step;		/* steps handed out */
-	const unsigned char	*mapped;	/* [S, R, T, K] payload, mapped */
-	unsigned char		*buf;		/* one step, read from a pipe */
+	const unsigned char	*mapped;	/* [S, R, T, K] payload in memory */
+	int64_t			 off;		/* its file offset, when read with
+						 * pread from a file, else -1 */
+	unsigned char		*buf;		/* one step, read (pipe, file) */
 	int			 swap;		/* big-endian payload */
 	struct mk_tensor	*t;		/* tensors read whole */
 	int			 nt;

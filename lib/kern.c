@@ -82,12 +82,13 @@ overlay(struct mk_kern *out, const struct mk_kern *r, const char **org)
 	OVERLAY(mdec_bf16, 5);
 	OVERLAY(mdec_f32, 6);
 	OVERLAY(read_sum, 7);
+	OVERLAY(a2a_scan, 8);
 }
 
 /* Member names in the order of the OVERLAY indices, for mk_kern_describe. */
 static const char *const members[] = {
 	"f16_to_f32", "f32_to_f16", "bf16_to_f32", "f32_to_bf16",
-	"mdec_f16", "mdec_bf16", "mdec_f32", "read_sum",
+	"mdec_f16", "mdec_bf16", "mdec_f32", "read_sum", "a2a_scan",
 };
 _Static_assert(sizeof(members) / sizeof(members[0]) <=
     sizeof(origin) / sizeof(origin[0]), "grow origin[]");

@@ -21,6 +21,7 @@
 #include "errmsg.h"
 
 struct mk_mdec_task;
+struct mk_a2a_scan;
 
 enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 
@@ -40,6 +41,9 @@ struct mk_kern {
 
 	/* read n bytes as fast as possible; returns their sum as u64 words */
 	uint64_t	(*read_sum)(const void *p, size_t n);
+
+	/* a2a-layout's counting pass over one source rank (a2a_scan.h) */
+	int64_t	(*a2a_scan)(const struct mk_a2a_scan *s);
 };
 
 extern const struct mk_kern mk_kern_generic;

@@ -6,6 +6,7 @@
  */
 #include <immintrin.h>
 
+#include "a2a_scan.h"
 #include "kern.h"
 #include "mdec.h"
 
@@ -118,4 +119,5 @@ const struct mk_kern mk_kern_avx512 = {
 	.mdec_bf16 = mk_mdec_bf16_avx512,
 	.mdec_f32 = mk_mdec_f32_avx512,
 	.read_sum = mk_read_sum_avx512,
+	.a2a_scan = mk_a2a_scan_avx512,
 };

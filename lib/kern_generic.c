@@ -8,6 +8,7 @@
 #endif
 
 #include "half.h"
+#include "a2a_scan.h"
 #include "kern.h"
 #include "mdec.h"
 
@@ -57,4 +58,5 @@ const struct mk_kern mk_kern_generic = {
 	.mdec_bf16 = mk_mdec_bf16_generic,
 	.mdec_f32 = mk_mdec_f32_generic,
 	.read_sum = mk_read_sum_generic,
+	.a2a_scan = mk_a2a_scan_generic,
 };

@@ -34,6 +34,7 @@ main(void)
 	suite_eplb();
 	suite_loads();
 	suite_a2a();
+	suite_a2a_scan();
 	suite_mdec();
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
