@@ -25,6 +25,7 @@ struct mk_a2a_trace {
 	int64_t			 off;		/* its file offset, when read with
 						 * pread from a file, else -1 */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
+	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */
 	struct mk_tensor	*t;		/* tensors read whole */
 	int			 nt;

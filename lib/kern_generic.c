@@ -7,8 +7,8 @@
 #error "compile kern_generic.c without -mavx*"
 #endif
 
-#include "half.h"
 #include "a2a_scan.h"
+#include "half.h"
 #include "kern.h"
 #include "mdec.h"
 

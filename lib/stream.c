@@ -56,6 +56,14 @@ mk_src_open(const char *path, struct mk_err *e)
 		mk_src_close(s);
 		return NULL;
 	}
+#ifdef F_SETPIPE_SZ
+	/*
+	 * A larger pipe: 64 KiB reads made reading a trace from a pipe cost
+	 * 3 times the counting.  1 MiB is what Linux lets anyone ask for.
+	 */
+	if (S_ISFIFO(st.st_mode))
+		(void)fcntl(s->fd, F_SETPIPE_SZ, 1 << 20);
+#endif
 	/* stdin redirected from a file may already be positioned inside it. */
 	start = S_ISREG(st.st_mode) ? lseek(s->fd, 0, SEEK_CUR) : -1;
 	if (S_ISREG(st.st_mode) && start >= 0 && st.st_size > start) {

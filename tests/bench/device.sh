@@ -8,6 +8,7 @@
 #   sh tests/bench/device.sh test        build, unit + CLI + interop tests at
 #                                        every kernel path
 #   sh tests/bench/device.sh bench ARGS  mdecode --bench ARGS
+#   sh tests/bench/device.sh a2a ARGS    tests/bench/a2a.sh ARGS
 #
 # Results go to $OUT (default: build/device).
 set -u
@@ -45,6 +46,12 @@ bench)
 	build/bin/mdecode --verbose --bench "$@" > "$out/bench.csv" 2> "$out/bench.err"
 	rc=$?
 	cat "$out/bench.err" "$out/bench.csv"
+	exit $rc
+	;;
+a2a)
+	bash tests/bench/a2a.sh "$@" > "$out/a2a.txt" 2>&1
+	rc=$?
+	cat "$out/a2a.txt"
 	exit $rc
 	;;
 esac

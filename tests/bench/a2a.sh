@@ -1,0 +1,106 @@
+#!/bin/bash
+# a2a.sh - a2a-layout throughput (issue 5), in one run:
+#  - whole process on one 32-rank x 4096-token x top-8 step (256 experts);
+#  - a trace of STEPS such steps from a file and from a pipe: seconds, GB/s
+#    of input bytes, peak RSS;
+#  - against the machine's memory read bandwidth (the read probe of
+#    mdecode --bench over 2 GiB) and the page-cache read rate (dd).
+#
+#   bash tests/bench/a2a.sh [STEPS [DTYPE]]     (default 1000 int64)
+#
+# N runs per figure, medians (default N=5).  Traces are generated with
+# numpy into a temporary directory (1000 int64 steps are 8.4 GB: keep
+# that much memory free for the page cache) and removed at exit.  Needs
+# build/bin (make all) and python3 with numpy.
+set -eu
+steps=${1:-1000}
+dtype=${2:-int64}
+n=${N:-5}
+bin=$(cd build/bin && pwd)
+py=python3
+[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
+    py=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-a2a.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Random top-8 of 256 experts, distinct within a token; 8 step patterns
+# repeated (the counting pass does not care which ids repeat).
+$py - "$tmp" "$steps" "$dtype" <<'EOF'
+import sys, numpy as np
+d, S, dt = sys.argv[1], int(sys.argv[2]), np.dtype(sys.argv[3])
+R, T, K, E = 32, 4096, 8, 256
+rng = np.random.default_rng(1)
+pats = [np.argpartition(rng.random((R * T, E), dtype=np.float32), K,
+        axis=1)[:, :K].astype(dt).reshape(R, T, K) for _ in range(8)]
+np.save(d + "/step.npy", pats[0])
+with open(d + "/trace.npy", "wb") as f:
+    np.lib.format.write_array_header_1_0(f, {"descr": dt.str,
+        "fortran_order": False, "shape": (S, R, T, K)})
+    for s in range(S):
+        f.write(pats[s % 8].tobytes())
+EOF
+bytes=$(( $(stat -c %s "$tmp/trace.npy") - 128 ))
+
+# median of n wall-clock runs of "$@", in ms (bash's clock: no fork)
+median_ms() {
+	local i t0 t1
+	for ((i = 0; i < n; i++)); do
+		t0=$EPOCHREALTIME
+		"$@" > /dev/null
+		t1=$EPOCHREALTIME
+		echo "$t0 $t1"
+	done | awk '{ v[NR] = ($2 - $1) * 1000 } END {
+		for (i = 2; i <= NR; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) {
+			t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f\n", m }'
+}
+
+a2a() { "$bin/a2a-layout" -E 256 "$@"; }
+a2a_generic() { MOEKIT_ISA=generic "$bin/a2a-layout" -E 256 "$@"; }
+from_pipe() { cat "$tmp/trace.npy" | a2a "$@"; }
+
+isa=generic
+for i in avx2 avx512; do
+	MOEKIT_ISA=$i "$bin/a2a-layout" --version >/dev/null 2>&1 && isa=$i
+done
+probe=$("$bin/mdecode" --bench --isa "$isa" --bsz 16 --max-length 32768 \
+    --threads "$(nproc)" --reps 3 | awk -F, 'NR == 2 { print $6 }')
+cat "$tmp/trace.npy" > /dev/null	# into the page cache
+dd_gbps=$(dd if="$tmp/trace.npy" of=/dev/null bs=8M 2>&1 |
+    awk '/copied/ { print $(NF - 1) }')
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel path $isa"
+echo "memory read probe (mdecode --bench, $(nproc) threads): $probe GB/s"
+echo "page-cache read (dd bs=8M, one thread): $dd_gbps GB/s"
+echo "trace: $steps x [32, 4096, 8] $dtype, $bytes bytes; median of $n runs"
+echo
+echo "case,ms,gbps,frac_probe"
+row() {	# name ms bytes
+	awk -v c="$1" -v ms="$2" -v b="$3" -v p="$probe" 'BEGIN {
+		g = b / ms / 1e6
+		printf "%s,%s,%.2f,%.3f\n", c, ms, g, g / p }'
+}
+sbytes=$(( bytes / steps ))
+row "one step, all outputs" "$(median_ms a2a -o "$tmp/o.npy" "$tmp/step.npy")" $sbytes
+row "one step, --report" "$(median_ms a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/step.npy")" $sbytes
+row "trace file, --report" "$(median_ms a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+row "trace file, all outputs" "$(median_ms a2a -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+row "trace pipe, --report" "$(median_ms from_pipe --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
+row "trace file, --report, 1 thread" "$(median_ms a2a --threads 1 --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+row "trace file, --report, generic" "$(median_ms a2a_generic --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+if [ -x /usr/bin/time ]; then
+	echo
+	for src in file pipe; do
+		if [ $src = file ]; then
+			/usr/bin/time -f "%M" -o "$tmp/rss" "$bin/a2a-layout" -E 256 \
+			    --report --emit num_tokens_per_rank -o "$tmp/o.npy" \
+			    "$tmp/trace.npy" > /dev/null
+		else
+			cat "$tmp/trace.npy" | /usr/bin/time -f "%M" -o "$tmp/rss" \
+			    "$bin/a2a-layout" -E 256 --report --emit \
+			    num_tokens_per_rank -o "$tmp/o.npy" > /dev/null
+		fi
+		echo "peak RSS, trace from a $src: $(cat "$tmp/rss") KiB"
+	done
+fi
