@@ -634,8 +634,10 @@ run(struct opts *o)
 		if (i == 0)
 			break;
 		snprintf(where, sizeof(where), S > 0 ? "step %d" : "", k);
-		if (plan != NULL && mk_a2a_phys_map(&map, &st, &ph, pbuf,
-		    c->lenient, where, &e) < 0)
+		/* the mapping reads every rank first */
+		if (plan != NULL && (mk_a2a_step_load(&st, &e) < 0 ||
+		    mk_a2a_phys_map(&map, &st, &ph, pbuf, c->lenient, where,
+		    &e) < 0))
 			mk_fail(s, &e);
 		if (mk_a2a_layout(c, plan ? &ph : &st, &g, where, &e) < 0)
 			mk_fail(s, &e);

@@ -39,13 +39,24 @@ struct mk_a2a_cfg {
 /*
  * One step of a routing trace: rank r's topk ids are T[r] rows of K
  * integers (i32 or i64, row-major) at ids[r].
+ *
+ * When load is set, ids[r] holds rank r's ids only after load(ctx, r, e)
+ * returned 0 (it may run in any thread).  mk_a2a_layout loads each rank
+ * in the thread that then counts it, so that the ids arrive in that
+ * core's cache just before they are used; after it returns 0, every rank
+ * is loaded.  Anything else reading the ids first calls mk_a2a_step_load.
  */
 struct mk_a2a_step {
 	int		 R, K;
 	int		 elem;		/* 4 or 8 bytes per id */
 	const void	*ids[MK_A2A_MAX_RANKS];
 	int64_t		 T[MK_A2A_MAX_RANKS];
+	int		(*load)(void *ctx, int r, struct mk_err *e);
+	void		*ctx;
 };
+
+/* Load every rank (in parallel) and clear s->load.  Returns 0 or -1. */
+int	mk_a2a_step_load(struct mk_a2a_step *s, struct mk_err *e);
 
 /* Group-wide results of one step; arrays are row-major, sized by cfg. */
 struct mk_a2a_group {

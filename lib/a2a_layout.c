@@ -303,17 +303,55 @@ receive_side(const struct mk_a2a_cfg *c, struct mk_a2a_group *g)
 	}
 }
 
+/*
+ * Load rank r of s if it has a loader.  On failure keep the error of the
+ * lowest such rank in *e (*first holds that rank), so that the message
+ * does not depend on thread timing.
+ */
+static int
+load_rank(const struct mk_a2a_step *s, int r, int *first, struct mk_err *e)
+{
+	struct mk_err le;
+
+	if (s->load == NULL || s->load(s->ctx, r, &le) == 0)
+		return 0;
+#pragma omp critical(mk_a2a_load)
+	if (r < *first) {
+		*first = r;
+		*e = le;
+	}
+	return -1;
+}
+
+int
+mk_a2a_step_load(struct mk_a2a_step *s, struct mk_err *e)
+{
+	int r, first = s->R;
+
+#pragma omp parallel for schedule(dynamic, 1) if (s->R > 1)
+	for (r = 0; r < s->R; r++)
+		(void)load_rank(s, r, &first, e);
+	s->load = NULL;
+	return first < s->R ? -1 : 0;
+}
+
 int
 mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     struct mk_a2a_group *g, const char *where, struct mk_err *e)
 {
 	int64_t bad[MK_A2A_MAX_RANKS];
-	int src;
+	int src, first = c->R;
 
-	/* Source ranks are independent: each writes only its own rows. */
+	/*
+	 * Source ranks are independent: each writes only its own rows, and
+	 * is loaded (read from its file) by the thread that counts it.
+	 */
 #pragma omp parallel for schedule(dynamic, 1) if (c->R > 1)
 	for (src = 0; src < c->R; src++)
-		bad[src] = count_rank(c, s, src, g);
+		bad[src] = load_rank(s, src, &first, e) < 0 ? -1 :
+		    count_rank(c, s, src, g);
+	if (first < c->R)
+		return -1;
 	for (src = 0; src < c->R; src++)
 		if (bad[src] >= 0)
 			return explain(c, s, src, bad[src], where, e);

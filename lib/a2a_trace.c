@@ -202,49 +202,32 @@ byteswap(void *p, size_t n, int size)
 }
 
 /*
- * The next step of a file into tr->buf, in pieces read in parallel.
- * Returns 0 or -1 with e filled.
+ * The step loader of files (struct mk_a2a_step's load): rank r of the
+ * current step into its place in tr->buf.
  */
 static int
-pread_step(struct mk_a2a_trace *tr, size_t n, struct mk_err *e)
+load_rank(void *ctx, int r, struct mk_err *e)
 {
-	const size_t piece = (size_t)1 << 20;
-	const int64_t np = (int64_t)((n + piece - 1) / piece);
-	const off_t at = (off_t)tr->off + (off_t)tr->step * (off_t)n;
-	int64_t i;
-	int fd = tr->s->fd, err = 0, ended = 0;
+	struct mk_a2a_trace *tr = ctx;
+	size_t n = (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem, done = 0;
+	off_t at = (off_t)tr->cur_off + (off_t)r * (off_t)n;
+	unsigned char *dst = tr->buf + (size_t)r * n;
+	ssize_t got;
 
-#pragma omp parallel for schedule(dynamic, 1) if (np > 1)
-	for (i = 0; i < np; i++) {
-		size_t o = (size_t)i * piece, done = 0;
-		size_t len = n - o < piece ? n - o : piece;
-		ssize_t r;
-
-		while (done < len) {
-			r = pread(fd, tr->buf + o + done, len - done,
-			    at + (off_t)(o + done));
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-#pragma omp critical(a2a_pread)
-				{
-					if (r < 0)
-						err = errno;
-					else
-						ended = 1;
-				}
-				break;
-			}
-			done += (size_t)r;
-		}
+	while (done < n) {
+		got = pread(tr->s->fd, dst + done, n - done, at + (off_t)done);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return mk_err_sys(e, mk_src_name(tr->s));
+		if (got == 0)
+			return mk_err_data(e, "%s: step %d, rank %d: the file "
+			    "shrank while being read", mk_src_name(tr->s),
+			    tr->step - 1, r);
+		done += (size_t)got;
 	}
-	if (err != 0) {
-		errno = err;
-		return mk_err_sys(e, mk_src_name(tr->s));
-	}
-	if (ended)
-		return mk_err_data(e, "%s: step %d: the file shrank while being "
-		    "read", mk_src_name(tr->s), tr->step);
+	if (tr->swap)
+		byteswap(dst, n / (size_t)tr->elem, tr->elem);
 	return 0;
 }
 
@@ -288,11 +271,10 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 	} else if (tr->mapped != NULL) {
 		base = tr->mapped + (size_t)tr->step * step_bytes;
 	} else if (tr->off >= 0) {
-		if (pread_step(tr, step_bytes, e) < 0)
-			return -1;
-		if (tr->swap)
-			byteswap(tr->buf, step_bytes / (size_t)tr->elem,
-			    tr->elem);
+		/* read rank by rank, by the threads that count them */
+		tr->cur_off = tr->off + (int64_t)tr->step * (int64_t)step_bytes;
+		st->load = load_rank;
+		st->ctx = tr;
 		base = tr->buf;
 	} else {
 		got = src_read(tr->s, tr->buf, step_bytes, e);
@@ -389,6 +371,8 @@ mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
 	int r, j, K = in->K;
 
 	*out = *in;
+	out->load = NULL;	/* in was loaded (see a2a_trace.h) */
+	out->ctx = NULL;
 	out->elem = 4;
 	for (r = 0; r < in->R; r++) {
 		for (t = 0; t < in->T[r]; t++)

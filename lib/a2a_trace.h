@@ -24,6 +24,7 @@ struct mk_a2a_trace {
 	const unsigned char	*mapped;	/* [S, R, T, K] payload in memory */
 	int64_t			 off;		/* its file offset, when read with
 						 * pread from a file, else -1 */
+	int64_t			 cur_off;	/* the current step's offset */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */
@@ -62,7 +63,8 @@ int	mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P,
 void	mk_a2a_phys_free(struct mk_a2a_phys *m);
 
 /*
- * Map step in (logical ids) to out (physical ids, i32) into bufs[r]
+ * Map step in (logical ids, loaded: mk_a2a_step_load) to out (physical
+ * ids, i32) into bufs[r]
  * (at least T_r*K each).  -1 stays -1; other ids outside [0, E) are an
  * error, or -1 with lenient.  Returns 0 or -1 with e filled.
  */
