@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
 
@@ -172,9 +173,10 @@ mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 			return mk_err_data(e, "%s: data ends after %zu of %llu "
 			    "bytes", mk_src_name(s), s->len - s->pos,
 			    (unsigned long long)h.nbytes);
-		if (s->fd >= 0)
+		if (s->fd >= 0) {
 			tr->off = (int64_t)src_offset(s);
-		else
+			tr->fmap = s->p + s->pos;
+		} else
 			tr->mapped = s->p + s->pos;
 		s->pos += h.nbytes;
 	}
@@ -231,6 +233,66 @@ load_rank(void *ctx, int r, struct mk_err *e)
 	return 0;
 }
 
+enum { BY_PREAD, BY_MAP };
+
+/* Steps timed each way: 1 to PROBE by mapping, then as many by pread. */
+#define PROBE		3
+#define PROBE_MIN_STEPS	32	/* shorter traces are read with pread */
+
+static double
+seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* How to read step k: pread, except the map trials and a map winner. */
+static int
+choose_method(const struct mk_a2a_trace *tr, int k)
+{
+	if (tr->S < PROBE_MIN_STEPS || tr->swap || k == 0)
+		return BY_PREAD;
+	if (k <= PROBE)
+		return BY_MAP;
+	if (k <= 2 * PROBE)
+		return BY_PREAD;
+	return tr->spent[BY_MAP] < tr->spent[BY_PREAD] ? BY_MAP : BY_PREAD;
+}
+
+/*
+ * Step tr->step of a file: by a loader that preads each rank, or in
+ * place in the mapping.  Returns where the step's ids are (or will be).
+ */
+static const unsigned char *
+file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
+{
+	const uintptr_t page = 4096;
+	uintptr_t from, to;
+	double now = seconds();
+	int k = tr->step;
+
+	/* the time since the last step is that step's, all work included */
+	if (k >= 2 && k - 1 <= 2 * PROBE)
+		tr->spent[tr->method] += now - tr->t_prev;
+	tr->t_prev = now;
+	if (k > 0 && tr->method == BY_MAP) {
+		/* keep memory to a step: unmap the pages before this one */
+		from = (uintptr_t)(tr->fmap + (size_t)(k - 1) * n) & ~(page - 1);
+		to = (uintptr_t)(tr->fmap + (size_t)k * n) & ~(page - 1);
+		if (to > from)
+			(void)madvise((void *)from, to - from, MADV_DONTNEED);
+	}
+	tr->method = choose_method(tr, k);
+	if (tr->method == BY_MAP)
+		return tr->fmap + (size_t)k * n;
+	tr->cur_off = tr->off + (int64_t)k * (int64_t)n;
+	st->load = load_rank;
+	st->ctx = tr;
+	return tr->buf;
+}
+
 int
 mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
     struct mk_err *e)
@@ -271,11 +333,7 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 	} else if (tr->mapped != NULL) {
 		base = tr->mapped + (size_t)tr->step * step_bytes;
 	} else if (tr->off >= 0) {
-		/* read rank by rank, by the threads that count them */
-		tr->cur_off = tr->off + (int64_t)tr->step * (int64_t)step_bytes;
-		st->load = load_rank;
-		st->ctx = tr;
-		base = tr->buf;
+		base = file_step(tr, st, step_bytes);
 	} else {
 		got = src_read(tr->s, tr->buf, step_bytes, e);
 		if (got < 0)

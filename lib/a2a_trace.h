@@ -3,9 +3,15 @@
  *
  * Forms (A2A.md): one tensor [R, T, K] (one step); a stream of R tensors
  * [T_r, K] (one step, ranks with different token counts); one tensor
- * [S, R, T, K] (S steps).  Ids are i32 or i64.  An [S, R, T, K] NPY tensor
- * is read a step at a time, so a trace on a pipe needs memory for one step
- * only; a regular file is mapped and never copied.
+ * [S, R, T, K] (S steps).  Ids are i32 or i64.  An NPY [S, R, T, K] or
+ * [R, T, K] tensor is read a step at a time, so a trace needs memory for
+ * one step only, from a pipe or from a file.  A file's step is either read
+ * with pread, each rank by the thread that counts it (a loader, struct
+ * mk_a2a_step), or used in place in the file's mapping, whose earlier
+ * steps are then unmapped.  Which is faster depends on the machine (a
+ * virtual machine measured pread 3 times faster, a larger host mapping 10
+ * times faster), so long traces time a few steps each way and keep the
+ * faster.
  */
 #ifndef MK_A2A_TRACE_H
 #define MK_A2A_TRACE_H
@@ -25,6 +31,11 @@ struct mk_a2a_trace {
 	int64_t			 off;		/* its file offset, when read with
 						 * pread from a file, else -1 */
 	int64_t			 cur_off;	/* the current step's offset */
+	const unsigned char	*fmap;		/* that payload in the file's
+						 * mapping (file input) */
+	int			 method;	/* how the last step was read */
+	double			 t_prev;	/* when it was handed out */
+	double			 spent[2];	/* seconds per step, by method */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */

@@ -89,6 +89,11 @@ row "trace file, all outputs" "$(median_ms a2a -o "$tmp/o.npy" "$tmp/trace.npy")
 row "trace pipe, --report" "$(median_ms from_pipe --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
 row "trace file, --report, 1 thread" "$(median_ms a2a --threads 1 --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 row "trace file, --report, generic" "$(median_ms a2a_generic --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+# the file (pread or mapped, whichever it timed faster) and the pipe agree
+a2a -o "$tmp/f.npy" "$tmp/trace.npy"
+cat "$tmp/trace.npy" | a2a -o "$tmp/p.npy"
+cmp -s "$tmp/f.npy" "$tmp/p.npy" && echo "file and pipe outputs: identical" ||
+    { echo "file and pipe outputs DIFFER"; exit 1; }
 if [ -x /usr/bin/time ]; then
 	echo
 	for src in file pipe; do

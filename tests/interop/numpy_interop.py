@@ -105,7 +105,7 @@ def main():
     np.savetxt("si.csv", (x * 100).astype(np.int64), delimiter=",", fmt="%d")
     same((x * 100).astype(np.int64), load_stream(run(["-f", "npy", "si.csv"]))[0], "savetxt %d")
     # 6. a pandas-style header row is skipped
-    open("p.csv", "w").write("a,b\n" + "\n".join("%d,%r" % (i, v) for i, v in enumerate(x[:, 1])) + "\n")
+    open("p.csv", "w").write("a,b\n" + "\n".join("%d,%r" % (i, v) for i, v in enumerate(x[:, 1].tolist())) + "\n")
     y = load_stream(run(["-f", "npy", "p.csv"]))[0]
     same(np.stack([np.arange(5.0), x[:, 1]], 1), y, "pandas header")
     # 7. f16 / bf16 conversions agree with numpy's rounding
