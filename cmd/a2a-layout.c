@@ -548,6 +548,22 @@ small_input_one_thread(const struct opts *o, const struct mk_a2a_trace *tr)
 		omp_set_num_threads(1);
 }
 
+/* -v: how a file's steps were read, and what the trial steps took. */
+static void
+say_reading(const struct mk_a2a_trace *tr, int steps)
+{
+	if (tr->off < 0)
+		return;
+	if (tr->spent[0] > 0 && tr->spent[1] > 0)
+		fprintf(stderr, "%s: %d steps; trial steps took %.3f ms by "
+		    "pread, %.3f ms mapped; the rest %s\n", mk_progname(),
+		    steps, tr->spent[0] * 1e3 / 3, tr->spent[1] * 1e3 / 3,
+		    tr->method ? "mapped" : "by pread");
+	else
+		fprintf(stderr, "%s: %d steps, read by pread\n", mk_progname(),
+		    steps);
+}
+
 static int
 run(struct opts *o)
 {
@@ -690,6 +706,8 @@ run(struct opts *o)
 	if (o->report && o->c.output && fflush(stdout) != 0)
 		err(MK_EXIT_DATA, "stdout");
 	mk_out_close(w);
+	if (o->c.verbose > 0)
+		say_reading(&tr, k);
 	mk_a2a_rank_free(&pr);
 	mk_a2a_group_free(&g);
 	mk_a2a_trace_close(&tr);
