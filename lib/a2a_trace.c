@@ -153,11 +153,17 @@ mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 		return -1;
 	/* [R, T, K] is read as the one step of [1, R, T, K], with S = 0 */
 	n = h.ndim;
-	if ((n == 4 && h.shape[0] > INT32_MAX) || h.shape[n - 3] < 1 ||
-	    h.shape[n - 3] > MK_A2A_MAX_RANKS || h.shape[n - 1] > INT32_MAX)
-		return mk_err_data(e, "%s: shape (%s): at most %d steps, 1 to "
-		    "%d ranks", mk_src_name(s), mk_shape_str(sb, sizeof(sb),
-		    n, h.shape), INT32_MAX, MK_A2A_MAX_RANKS);
+	mk_shape_str(sb, sizeof(sb), n, h.shape);
+	if (n == 4 && h.shape[0] > INT32_MAX)
+		return mk_err_data(e, "%s: shape (%s): more than %d steps",
+		    mk_src_name(s), sb, INT32_MAX);
+	if (h.shape[n - 3] < 1 || h.shape[n - 3] > MK_A2A_MAX_RANKS)
+		return mk_err_data(e, "%s: shape (%s): %lld ranks (1 to %d)",
+		    mk_src_name(s), sb, (long long)h.shape[n - 3],
+		    MK_A2A_MAX_RANKS);
+	if (h.shape[n - 1] > INT32_MAX)
+		return mk_err_data(e, "%s: shape (%s): top-%lld", mk_src_name(s),
+		    sb, (long long)h.shape[n - 1]);
 	tr->S = n == 4 ? (int)h.shape[0] : 0;
 	tr->R = (int)h.shape[n - 3];
 	tr->T = tr->max_T = h.shape[n - 2];

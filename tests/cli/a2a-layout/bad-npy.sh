@@ -1,0 +1,18 @@
+# Bad NPY traces, which are read a step at a time (from a file by pread or
+# in place, from a pipe by read): one line each, nothing on stdout.
+# 200 ranks (DeepEP's largest group is 160)
+awk 'BEGIN { print "# name=ids shape=200,1,1 dtype=i64"
+	for (i = 0; i < 200; i++) print 0 }' > wide.csv
+tensor-cat -f npy wide.csv > wide.npy
+fails 1 a2a-layout -E 200 wide.npy
+# a stepped trace cut short, as a file and on a pipe
+printf '# name=ids shape=2,2,1,2 dtype=i64\n0,1\n2,3\n0,1\n2,3\n' > s.csv
+tensor-cat -f npy s.csv > s.npy
+head -c 150 s.npy > cut.npy
+fails 1 a2a-layout -E 4 cut.npy
+cat cut.npy | fails 1 a2a-layout -E 4
+# an id out of range in the second step, as a file and on a pipe
+printf '# name=ids shape=2,2,1,2 dtype=i64\n0,1\n2,3\n0,1\n2,9\n' > b.csv
+tensor-cat -f npy b.csv > b.npy
+fails 1 a2a-layout -E 4 b.npy
+cat b.npy | fails 1 a2a-layout -E 4
