@@ -552,13 +552,14 @@ small_input_one_thread(const struct opts *o, const struct mk_a2a_trace *tr)
 static void
 say_reading(const struct mk_a2a_trace *tr, int steps)
 {
-	if (tr->off < 0)
+	if (tr->mapped == NULL)
 		return;
-	if (tr->spent[0] > 0 && tr->spent[1] > 0)
+	if (tr->spent[MK_A2A_BY_PREAD] > 0 && tr->spent[MK_A2A_BY_MAP] > 0)
 		fprintf(stderr, "%s: %d steps; trial steps took %.3f ms by "
 		    "pread, %.3f ms mapped; the rest %s\n", mk_progname(),
-		    steps, tr->spent[0] * 1e3 / 3, tr->spent[1] * 1e3 / 3,
-		    tr->method ? "mapped" : "by pread");
+		    steps, tr->spent[MK_A2A_BY_PREAD] * 1e3 / MK_A2A_TRIAL_STEPS,
+		    tr->spent[MK_A2A_BY_MAP] * 1e3 / MK_A2A_TRIAL_STEPS,
+		    tr->method == MK_A2A_BY_MAP ? "mapped" : "by pread");
 	else
 		fprintf(stderr, "%s: %d steps, read by pread\n", mk_progname(),
 		    steps);

@@ -58,6 +58,15 @@ struct mk_a2a_step {
 /* Load every rank (in parallel) and clear s->load.  Returns 0 or -1. */
 int	mk_a2a_step_load(struct mk_a2a_step *s, struct mk_err *e);
 
+/* Slot j of token t of rank r (a loaded step). */
+static inline int64_t
+mk_a2a_id(const struct mk_a2a_step *s, int r, int64_t t, int j)
+{
+	if (s->elem == 4)
+		return ((const int32_t *)s->ids[r])[t * s->K + j];
+	return ((const int64_t *)s->ids[r])[t * s->K + j];
+}
+
 /* Group-wide results of one step; arrays are row-major, sized by cfg. */
 struct mk_a2a_group {
 	int32_t	*tokens_per_rank;	/* [R][R]   source row, dest col */

@@ -150,8 +150,7 @@ explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 	int j, triton = c->style == MK_A2A_TRITON;
 
 	for (j = 0; j < c->K; j++) {
-		x = s->elem == 4 ? ((const int32_t *)s->ids[src])[t * c->K + j] :
-		    ((const int64_t *)s->ids[src])[t * c->K + j];
+		x = mk_a2a_id(s, src, t, j);
 		if (x >= 0 && x < E)
 			nodes |= (uint64_t)1 << (x / (E / c->R) / MK_A2A_NVL);
 		else if (x != -1 && !(triton && x == E) && !c->lenient)

@@ -27,14 +27,6 @@ mk_a2a_rank_free(struct mk_a2a_rank *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static inline int64_t
-id_at(const struct mk_a2a_step *s, int src, int64_t t, int j)
-{
-	if (s->elem == 4)
-		return ((const int32_t *)s->ids[src])[t * s->K + j];
-	return ((const int64_t *)s->ids[src])[t * s->K + j];
-}
-
 /* Does token t of src go to rank d?  (Any slot with an expert of d.) */
 static inline int
 goes_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
@@ -44,7 +36,7 @@ goes_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 	int j;
 
 	for (j = 0; j < c->K; j++) {
-		x = id_at(s, src, t, j);
+		x = mk_a2a_id(s, src, t, j);
 		if (x >= 0 && x < c->E && x / epr == d)
 			return 1;
 	}
@@ -61,7 +53,7 @@ token_mask(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 
 	memset(mask, 0, sizeof(uint64_t) * MK_A2A_MASK_WORDS);
 	for (j = 0; j < c->K; j++) {
-		x = id_at(s, src, t, j);
+		x = mk_a2a_id(s, src, t, j);
 		if (x >= 0 && x < c->E) {
 			d = (int)(x / epr);
 			mask[d >> 6] |= (uint64_t)1 << (d & 63);
@@ -133,7 +125,7 @@ receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 				continue;
 			o->recv_src_idx[row] = (int32_t)t;
 			for (j = 0; j < K; j++) {
-				x = id_at(s, src, t, j);
+				x = mk_a2a_id(s, src, t, j);
 				o->recv_topk[row * K + j] = x >= r * epr &&
 				    x < (r + 1) * epr && x < c->E ? x - r * epr :
 				    -1;
@@ -206,7 +198,7 @@ triton(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	memset(seen, 0, sizeof(int32_t) * (size_t)E);
 	for (t = 0; t < T; t++)
 		for (j = 0; j < K; j++) {
-			x = id_at(s, r, t, j);
+			x = mk_a2a_id(s, r, t, j);
 			if (x < 0 || x >= E) {
 				o->scatter_idx[t * K + j] = -1;
 				continue;
@@ -231,7 +223,7 @@ triton(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 				sent = 0;
 				if (t < tile + TILE && t < T)
 					for (j = 0; j < K && !sent; j++) {
-						x = id_at(s, r, t, j);
+						x = mk_a2a_id(s, r, t, j);
 						sent = x >= 0 && x < E &&
 						    x / (epr * c->local) == n;
 					}

@@ -173,40 +173,21 @@ mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 		return mk_err_usage(e, "--ranks %d, but %s holds %d ranks", R,
 		    mk_src_name(s), tr->R);
 	step = (size_t)tr->R * (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem;
-	tr->off = -1;
 	if (s->map != NULL) {
+		/* a file: steps by pread or in place (file_step) */
 		if (s->len - s->pos < h.nbytes)
 			return mk_err_data(e, "%s: data ends after %zu of %llu "
 			    "bytes", mk_src_name(s), s->len - s->pos,
 			    (unsigned long long)h.nbytes);
-		if (s->fd >= 0) {
-			tr->off = (int64_t)src_offset(s);
-			tr->fmap = s->p + s->pos;
-		} else
-			tr->mapped = s->p + s->pos;
+		tr->off = (int64_t)src_offset(s);
+		tr->mapped = s->p + s->pos;
 		s->pos += h.nbytes;
 	}
-	if (tr->mapped == NULL && (tr->buf = step_alloc(step, &tr->buf_len))
-	    == NULL) {
+	if ((tr->buf = step_alloc(step, &tr->buf_len)) == NULL) {
 		return mk_err_data(e, "%s: out of memory for a step of %zu "
 		    "bytes", mk_src_name(s), step);
 	}
 	return 0;
-}
-
-static void
-byteswap(void *p, size_t n, int size)
-{
-	unsigned char *b = p, t;
-	size_t i;
-	int j;
-
-	for (i = 0; i < n; i++, b += size)
-		for (j = 0; j < size / 2; j++) {
-			t = b[j];
-			b[j] = b[size - 1 - j];
-			b[size - 1 - j] = t;
-		}
 }
 
 /*
@@ -235,14 +216,12 @@ load_rank(void *ctx, int r, struct mk_err *e)
 		done += (size_t)got;
 	}
 	if (tr->swap)
-		byteswap(dst, n / (size_t)tr->elem, tr->elem);
+		mk_byteswap(dst, n / (size_t)tr->elem, (size_t)tr->elem);
 	return 0;
 }
 
-enum { BY_PREAD, BY_MAP };
-
-/* Steps timed each way: 1 to PROBE by mapping, then as many by pread. */
-#define PROBE		3
+/* Steps 1 to PROBE are read by mapping, then as many by pread. */
+#define PROBE		MK_A2A_TRIAL_STEPS
 #define PROBE_MIN_STEPS	32	/* shorter traces are read with pread */
 
 static double
@@ -259,12 +238,12 @@ static int
 choose_method(const struct mk_a2a_trace *tr, int k)
 {
 	if (tr->S < PROBE_MIN_STEPS || tr->swap || k == 0)
-		return BY_PREAD;
+		return MK_A2A_BY_PREAD;
 	if (k <= PROBE)
-		return BY_MAP;
+		return MK_A2A_BY_MAP;
 	if (k <= 2 * PROBE)
-		return BY_PREAD;
-	return tr->spent[BY_MAP] < tr->spent[BY_PREAD] ? BY_MAP : BY_PREAD;
+		return MK_A2A_BY_PREAD;
+	return tr->spent[MK_A2A_BY_MAP] < tr->spent[MK_A2A_BY_PREAD] ? MK_A2A_BY_MAP : MK_A2A_BY_PREAD;
 }
 
 /*
@@ -283,16 +262,16 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
 	if (k >= 2 && k - 1 <= 2 * PROBE)
 		tr->spent[tr->method] += now - tr->t_prev;
 	tr->t_prev = now;
-	if (k > 0 && tr->method == BY_MAP) {
+	if (k > 0 && tr->method == MK_A2A_BY_MAP) {
 		/* keep memory to a step: unmap the pages before this one */
-		from = (uintptr_t)(tr->fmap + (size_t)(k - 1) * n) & ~(page - 1);
-		to = (uintptr_t)(tr->fmap + (size_t)k * n) & ~(page - 1);
+		from = (uintptr_t)(tr->mapped + (size_t)(k - 1) * n) & ~(page - 1);
+		to = (uintptr_t)(tr->mapped + (size_t)k * n) & ~(page - 1);
 		if (to > from)
 			(void)madvise((void *)from, to - from, MADV_DONTNEED);
 	}
 	tr->method = choose_method(tr, k);
-	if (tr->method == BY_MAP)
-		return tr->fmap + (size_t)k * n;
+	if (tr->method == MK_A2A_BY_MAP)
+		return tr->mapped + (size_t)k * n;
 	tr->cur_off = tr->off + (int64_t)k * (int64_t)n;
 	st->load = load_rank;
 	st->ctx = tr;
@@ -337,8 +316,6 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 		base = (const unsigned char *)tr->t[0].data +
 		    (size_t)tr->step * step_bytes;
 	} else if (tr->mapped != NULL) {
-		base = tr->mapped + (size_t)tr->step * step_bytes;
-	} else if (tr->off >= 0) {
 		base = file_step(tr, st, step_bytes);
 	} else {
 		got = src_read(tr->s, tr->buf, step_bytes, e);
@@ -349,8 +326,8 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 			    "%lld of %zu bytes", mk_src_name(tr->s), tr->step,
 			    (long long)got, step_bytes);
 		if (tr->swap)
-			byteswap(tr->buf, step_bytes / (size_t)tr->elem,
-			    tr->elem);
+			mk_byteswap(tr->buf, step_bytes / (size_t)tr->elem,
+			    (size_t)tr->elem);
 		base = tr->buf;
 	}
 	for (r = 0; r < tr->R; r++) {

@@ -27,15 +27,17 @@ struct mk_a2a_trace {
 	int64_t			 T;		/* tokens per rank (dense forms) */
 	int64_t			 max_T;		/* largest T_r */
 	int			 step;		/* steps handed out */
-	const unsigned char	*mapped;	/* [S, R, T, K] payload in memory */
-	int64_t			 off;		/* its file offset, when read with
-						 * pread from a file, else -1 */
+	const unsigned char	*mapped;	/* a file's [S, R, T, K] payload
+						 * in its mapping, else NULL */
+	int64_t			 off;		/* its offset in the file */
 	int64_t			 cur_off;	/* the current step's offset */
-	const unsigned char	*fmap;		/* that payload in the file's
-						 * mapping (file input) */
 	int			 method;	/* how the last step was read */
+#define MK_A2A_BY_PREAD		0
+#define MK_A2A_BY_MAP		1
+#define MK_A2A_TRIAL_STEPS	3	/* steps timed each way */
 	double			 t_prev;	/* when it was handed out */
-	double			 spent[2];	/* seconds per step, by method */
+	double			 spent[2];	/* seconds of the trial steps,
+						 * by method */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */

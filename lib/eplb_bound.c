@@ -37,8 +37,9 @@ sift_down(int *h, int n, int i, const double *w, const int *cnt)
 	}
 }
 
-double
-eplb_greedy_counts(const double *w, int n, int slots, int *cnt, int *heap)
+/* One replica each; heap ordered by load per replica, largest first. */
+static void
+one_replica_heap(const double *w, int n, int *cnt, int *heap)
 {
 	int i;
 
@@ -48,6 +49,14 @@ eplb_greedy_counts(const double *w, int n, int slots, int *cnt, int *heap)
 	}
 	for (i = n / 2 - 1; i >= 0; i--)
 		sift_down(heap, n, i, w, cnt);
+}
+
+double
+eplb_greedy_counts(const double *w, int n, int slots, int *cnt, int *heap)
+{
+	int i;
+
+	one_replica_heap(w, n, cnt, heap);
 	for (i = n; i < slots; i++) {
 		cnt[heap[0]]++;
 		sift_down(heap, n, 0, w, cnt);
@@ -61,12 +70,7 @@ eplb_top_pieces(const double *w, int n, int m, double *top, int *heap,
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		cnt[i] = 1;
-		heap[i] = i;
-	}
-	for (i = n / 2 - 1; i >= 0; i--)
-		sift_down(heap, n, i, w, cnt);
+	one_replica_heap(w, n, cnt, heap);
 	for (i = 0; i < m; i++) {
 		top[i] = w[heap[0]] / cnt[heap[0]];
 		cnt[heap[0]]++;

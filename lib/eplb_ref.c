@@ -39,6 +39,18 @@ typedef void	pack_fn(const float *w, int n, int m, int *pack, int *rank,
 typedef void	repl_fn(const float *w, int nlog, int nphy, int *phy,
 		    int *rank, int *cnt);
 
+/* Item i alone in pack i: both packers when there are as many packs. */
+static void
+one_per_pack(int n, int *pack, int *rank)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		pack[i] = i;
+		rank[i] = 0;
+	}
+}
+
 /*
  * DeepSeek's balanced_packing: n items into m packs of n/m, heaviest
  * first, each into the lightest pack that still has room.
@@ -50,10 +62,7 @@ pack_deepseek(const float *w, int n, int m, int *pack, int *rank,
 	int k = n / m, t, i, p, best;
 
 	if (k == 1) {
-		for (i = 0; i < n; i++) {
-			pack[i] = i;
-			rank[i] = 0;
-		}
+		one_per_pack(n, pack, rank);
 		return;
 	}
 	sort_desc(w, n, s->order, s->items);
@@ -104,10 +113,7 @@ pack_waterfill(const float *w, int n, int m, int *pack, int *rank,
 	double delta, wa, wb, nd;
 
 	if (k == 1) {
-		for (i = 0; i < n; i++) {
-			pack[i] = i;
-			rank[i] = 0;
-		}
+		one_per_pack(n, pack, rank);
 		return;
 	}
 	sort_desc(w, n, s->order, s->items);

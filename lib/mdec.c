@@ -331,6 +331,33 @@ elem(const void *p, int dt, size_t i)
 	}
 }
 
+static int
+masked(const struct mk_mdec *p, int64_t j, int64_t pos)
+{
+	return p->mask != NULL && p->mask[(size_t)j * (size_t)p->mrow +
+	    (size_t)pos];
+}
+
+/* Where position pos of K/V row j starts, in elements. */
+static size_t
+row_at(const struct mk_mdec *p, int64_t j, int64_t pos)
+{
+	return ((size_t)j * (size_t)p->row + (size_t)pos) * (size_t)p->D;
+}
+
+/* The scaled score of query qo against the key at element kr. */
+static double
+score(const struct mk_mdec *p, size_t qo, size_t kr)
+{
+	double s = 0;
+	int d;
+
+	for (d = 0; d < p->D; d++)
+		s += (double)p->q[qo + (size_t)d] * elem(p->k, p->dtype,
+		    kr + (size_t)d);
+	return s * p->scale;
+}
+
 void
 mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 {
@@ -348,15 +375,9 @@ mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 			oo = qo;
 			mx = -INFINITY;
 			for (pos = 0; pos < p->V; pos++) {
-				if (p->mask != NULL && p->mask[(size_t)j *
-				    (size_t)p->mrow + (size_t)pos])
+				if (masked(p, j, pos))
 					continue;
-				kr = ((size_t)j * (size_t)p->row +
-				    (size_t)pos) * (size_t)D;
-				for (s = 0, d = 0; d < D; d++)
-					s += (double)p->q[qo + (size_t)d] *
-					    elem(p->k, p->dtype, kr + (size_t)d);
-				s *= p->scale;
+				s = score(p, qo, row_at(p, j, pos));
 				mx = s > mx ? s : mx;
 			}
 			for (d = 0; d < D; d++)
@@ -368,15 +389,10 @@ mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 			}
 			sum = 0;
 			for (pos = 0; pos < p->V; pos++) {
-				if (p->mask != NULL && p->mask[(size_t)j *
-				    (size_t)p->mrow + (size_t)pos])
+				if (masked(p, j, pos))
 					continue;
-				kr = ((size_t)j * (size_t)p->row +
-				    (size_t)pos) * (size_t)D;
-				for (s = 0, d = 0; d < D; d++)
-					s += (double)p->q[qo + (size_t)d] *
-					    elem(p->k, p->dtype, kr + (size_t)d);
-				w = exp(s * p->scale - mx);
+				kr = row_at(p, j, pos);
+				w = exp(score(p, qo, kr) - mx);
 				sum += w;
 				for (d = 0; d < D; d++)
 					out[oo + (size_t)d] += w *

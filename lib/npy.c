@@ -309,8 +309,8 @@ mk_npy_format_header(char *buf, size_t cap, enum mk_dtype dtype, int ndim,
 	return total;
 }
 
-static void
-byteswap(void *data, size_t nelem, size_t size)
+void
+mk_byteswap(void *data, size_t nelem, size_t size)
 {
 	unsigned char *p = data, t;
 	size_t i, j;
@@ -484,7 +484,7 @@ mk_npy_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 	}
 	if (b != NULL) {
 		if (h.big_endian)
-			byteswap(b->base, (size_t)h.nelem, size);
+			mk_byteswap(b->base, (size_t)h.nelem, size);
 		if (h.fortran && h.ndim >= 2 && h.nelem > 0) {
 			struct mk_buf *c = mk_buf_new((size_t)h.nbytes);
 			if (c == NULL) {

@@ -100,4 +100,7 @@ int	mk_npy_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e);
  */
 int	mk_npy_write(FILE *fp, const struct mk_tensor *t, struct mk_err *e);
 
+/* Reverse the bytes of each of nelem elements of size bytes, in place. */
+void	mk_byteswap(void *data, size_t nelem, size_t size);
+
 #endif
