@@ -6,21 +6,16 @@ eplb-plan --skip-zero-layers does).  Prints the median wall time in ms of
 REPS calls (default 11) after one warm-up.
 """
 import json
+import os
 import statistics
 import sys
 import time
-import types
 
 import numpy as np
 import torch
 
-
-def load_seed(path):
-    text = open(path).read()
-    code = text[text.index("# EVOLVE-BLOCK-START"):text.index("# EVOLVE-BLOCK-END")]
-    m = types.ModuleType("seed_eplb")
-    exec(compile(code, path, "exec"), m.__dict__)
-    return m.rebalance_experts
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gen"))
+from eplb_goldens import load_seed  # noqa: E402  (the seed's EVOLVE block)
 
 
 def main():

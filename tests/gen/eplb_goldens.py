@@ -88,4 +88,5 @@ def main():
     open(os.path.join(T, "eplb-goldens.txt"), "w").write("\n".join(lines) + "\n")
 
 
-main()
+if __name__ == "__main__":
+    main()
