@@ -201,16 +201,26 @@ test_random_shapes(void)
 	CU_ASSERT_EQUAL(fails, 0);
 }
 
-/* One channel longer than the 16-bit lanes and byte counters hold. */
+/*
+ * One channel longer than the 16-bit lanes (65535 tokens) and the byte
+ * counters of 8-token batches (255 batches) hold.
+ */
 static void
 test_long_channel(void)
 {
 	struct mk_kern tab[MK_NISA];
 	struct rng g = { 42 };
-	int ntab = kernel_rows(tab);
+	int ntab = kernel_rows(tab), k;
 
 	CU_ASSERT(one_case(&g, tab, ntab, 16, 2, 1, 70000, 1));
 	CU_ASSERT(one_case(&g, tab, ntab, 64, 4, 2, 66000, 1));
+	/* either way of lenient and triton, which one_case draws */
+	for (k = 0; k < 8; k++) {
+		CU_ASSERT(one_case(&g, tab, ntab, 32, 8, 8, 2100 + k, 1));
+		CU_ASSERT(one_case(&g, tab, ntab, 56, 5, 7, 4100 + k, 2));
+		/* nearly every token reaches both ranks: counters fill */
+		CU_ASSERT(one_case(&g, tab, ntab, 2, 4, 8, 4100 + k, 1));
+	}
 }
 
 /* The rank of every expert, by the multiply-shift the kernels use. */
