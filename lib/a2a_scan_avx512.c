@@ -182,7 +182,7 @@ quad(__m512i p, __m512i q)
  * 0 4 1 5 2 6 3 7), and their slots added to the histogram; returns 0,
  * or -1 (nothing counted) if one holds an id out of range.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 batch8(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
     __m512i *w)
 {
