@@ -38,6 +38,9 @@ struct mk_a2a_trace {
 	double			 t_prev;	/* when it was handed out */
 	double			 spent[2];	/* seconds of the trial steps,
 						 * by method */
+	const unsigned char	*unmap;		/* the previous step, if it was
+						 * read in place: its pages go
+						 * while this one is loaded */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */
