@@ -178,6 +178,26 @@ quad(__m512i p, __m512i q)
 }
 
 /*
+ * Ask for the n bytes PREFETCH bytes after byte `byte` of ids: the
+ * hardware prefetchers stop at every 4 KiB page, and a trace read in place
+ * streams from memory.  Integer arithmetic: past the end of the ids the
+ * address is not a C pointer, and prefetches never fault.
+ */
+#ifndef PREFETCH
+#define PREFETCH	2048
+#endif
+
+static inline void
+prefetch_ahead(const void *ids, size_t byte, int n)
+{
+	uintptr_t p = (uintptr_t)ids + byte + PREFETCH;
+	int i;
+
+	for (i = 0; i < n; i += 64)
+		_mm_prefetch((const char *)(p + (uintptr_t)i), _MM_HINT_T0);
+}
+
+/*
  * The rank masks of tokens [t, t + 8) as the 8 lanes of *w (in the order
  * 0 4 1 5 2 6 3 7), and their slots added to the histogram; returns 0,
  * or -1 (nothing counted) if one holds an id out of range.
@@ -194,6 +214,7 @@ batch8(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 	__m512i mx = _mm512_setzero_si512(), q0, q1;
 	int i;
 
+	prefetch_ahead(ids, at * (size_t)elem, 8 * K * elem);
 	q0 = quad(pair(k, ids, at, &mx), pair(k, ids, at + 2 * (size_t)K,
 	    &mx));
 	q1 = quad(pair(k, ids, at + 4 * (size_t)K, &mx), pair(k, ids,
