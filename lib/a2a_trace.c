@@ -191,23 +191,20 @@ mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 }
 
 /*
- * Unmap the pages of rank r of the previous step if it was read in place
- * (memory stays a step).  Each rank's loader does its own, in parallel:
- * one thread zapping a whole step between steps was a third of a step on
- * 16 threads.  Pages are dropped from the one holding the rank's first
- * byte to the one before its last byte's, so the pages of the current
- * step are never dropped (they would only be faulted in again).
+ * Unmap piece r of R of the pages tr->unmap (memory stays bounded).  The
+ * loaders do it in parallel, a piece each: one thread unmapping a whole
+ * step between steps was a third of a step on 16 threads.
  */
 static void
-unmap_rank(const struct mk_a2a_trace *tr, int r, size_t n)
+unmap_piece(const struct mk_a2a_trace *tr, int r)
 {
-	const uintptr_t page = 4096;
+	const uintptr_t page = 4096, len = tr->unmap[1] - tr->unmap[0];
 	uintptr_t from, to;
 
-	if (tr->unmap == NULL)
-		return;
-	from = (uintptr_t)(tr->unmap + (size_t)r * n) & ~(page - 1);
-	to = (uintptr_t)(tr->unmap + (size_t)(r + 1) * n) & ~(page - 1);
+	from = (tr->unmap[0] + len / (uintptr_t)tr->R * (uintptr_t)r) &
+	    ~(page - 1);
+	to = r == tr->R - 1 ? tr->unmap[1] : (tr->unmap[0] + len /
+	    (uintptr_t)tr->R * (uintptr_t)(r + 1)) & ~(page - 1);
 	if (to > from)
 		(void)madvise((void *)from, to - from, MADV_DONTNEED);
 }
@@ -216,10 +213,8 @@ unmap_rank(const struct mk_a2a_trace *tr, int r, size_t n)
 static int
 map_rank(void *ctx, int r, struct mk_err *e)
 {
-	const struct mk_a2a_trace *tr = ctx;
-
 	(void)e;
-	unmap_rank(tr, r, (size_t)tr->T * (size_t)tr->K * (size_t)tr->elem);
+	unmap_piece(ctx, r);
 	return 0;
 }
 
@@ -236,7 +231,7 @@ load_rank(void *ctx, int r, struct mk_err *e)
 	unsigned char *dst = tr->buf + (size_t)r * n;
 	ssize_t got;
 
-	unmap_rank(tr, r, n);
+	unmap_piece(tr, r);
 	while (done < n) {
 		got = pread(tr->s->fd, dst + done, n - done, at + (off_t)done);
 		if (got < 0 && errno == EINTR)
@@ -281,6 +276,32 @@ choose_method(const struct mk_a2a_trace *tr, int k)
 }
 
 /*
+ * Pages of steps read in place are unmapped in rounds of this many bytes
+ * (and when reading turns to pread): each call of madvise costs a TLB
+ * flush on every thread, and one a rank a step was 20% of the time on 16
+ * threads.  Memory stays that much plus a step.
+ */
+#define UNMAP_BYTES	((uintptr_t)64 << 20)
+
+/*
+ * Step k, just read in place, joins the pages held: from the one holding
+ * its first byte (or where the held ones end) to the one before its last
+ * byte's, which may hold the next step's first bytes.
+ */
+static void
+hold(struct mk_a2a_trace *tr, int k, size_t n)
+{
+	const uintptr_t page = 4096;
+	uintptr_t from = (uintptr_t)(tr->mapped + (size_t)k * n) & ~(page - 1);
+	uintptr_t to = (uintptr_t)(tr->mapped + (size_t)(k + 1) * n) &
+	    ~(page - 1);
+
+	if (tr->held[1] <= tr->held[0])
+		tr->held[0] = from;
+	tr->held[1] = to;
+}
+
+/*
  * Step tr->step of a file: by a loader that preads each rank, or in
  * place in the mapping.  Returns where the step's ids are (or will be).
  */
@@ -294,10 +315,16 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
 	if (k >= 2 && k - 1 <= 2 * PROBE)
 		tr->spent[tr->method] += now - tr->t_prev;
 	tr->t_prev = now;
-	/* the loaders unmap the last step if it was read in place */
-	tr->unmap = k > 0 && tr->method == MK_A2A_BY_MAP ?
-	    tr->mapped + (size_t)(k - 1) * n : NULL;
+	if (k > 0 && tr->method == MK_A2A_BY_MAP)
+		hold(tr, k - 1, n);
 	tr->method = choose_method(tr, k);
+	/* the loaders unmap what earlier steps left mapped, now and then */
+	tr->unmap[0] = tr->unmap[1] = 0;
+	if (tr->held[1] - tr->held[0] >= UNMAP_BYTES ||
+	    (tr->method != MK_A2A_BY_MAP && tr->held[1] > tr->held[0])) {
+		memcpy(tr->unmap, tr->held, sizeof(tr->held));
+		tr->held[0] = tr->held[1];
+	}
 	st->ctx = tr;
 	if (tr->method == MK_A2A_BY_MAP) {
 		st->load = map_rank;

@@ -38,9 +38,11 @@ struct mk_a2a_trace {
 	double			 t_prev;	/* when it was handed out */
 	double			 spent[2];	/* seconds of the trial steps,
 						 * by method */
-	const unsigned char	*unmap;		/* the previous step, if it was
-						 * read in place: its pages go
-						 * while this one is loaded */
+	uintptr_t		 unmap[2];	/* pages of steps read in place
+						 * that this step's loaders drop,
+						 * [from, to) */
+	uintptr_t		 held[2];	/* the pages of such steps that
+						 * are still mapped */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */
