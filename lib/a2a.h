@@ -40,18 +40,20 @@ struct mk_a2a_cfg {
  * One step of a routing trace: rank r's topk ids are T[r] rows of K
  * integers (i32 or i64, row-major) at ids[r].
  *
- * When load is set, ids[r] holds rank r's ids only after load(ctx, r, e)
- * returned 0 (it may run in any thread).  mk_a2a_layout loads each rank
- * in the thread that then counts it, so that the ids arrive in that
- * core's cache just before they are used; after it returns 0, every rank
- * is loaded.  Anything else reading the ids first calls mk_a2a_step_load.
+ * When load is set, tokens [t0, t1) of rank r are at ids[r] only after
+ * load(ctx, r, t0, t1, e) returned 0 (it may run in any thread, on
+ * disjoint ranges at once).  mk_a2a_layout loads each piece of a rank in
+ * the thread that then counts it, so that the ids arrive in that core's
+ * cache just before they are used; after it returns 0, every rank is
+ * loaded.  Anything else reading the ids first calls mk_a2a_step_load.
  */
 struct mk_a2a_step {
 	int		 R, K;
 	int		 elem;		/* 4 or 8 bytes per id */
 	const void	*ids[MK_A2A_MAX_RANKS];
 	int64_t		 T[MK_A2A_MAX_RANKS];
-	int		(*load)(void *ctx, int r, struct mk_err *e);
+	int		(*load)(void *ctx, int r, int64_t t0, int64_t t1,
+			    struct mk_err *e);
 	void		*ctx;
 };
 
@@ -89,8 +91,12 @@ struct mk_a2a_group {
 	int32_t	*input_tokens;		/* [R] */
 	int32_t	*recv_offset;		/* [R][E/R][R] exclusive */
 	int32_t	*recv_rows;		/* [R] token-slot rows per receiver */
-	int32_t	*scan_hist;		/* [R][E+3, padded to a cache line]
-					 * scratch of the counting pass */
+	int32_t	*scan_hist;		/* [R][pieces][E+3, padded to a
+					 * cache line] scratch of the
+					 * counting pass */
+	int	 pieces;		/* a rank's tokens are counted in
+					 * this many pieces at once */
+	int	*pieces_done;		/* [R] of them, this step */
 };
 
 /*

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "a2a.h"
 #include "a2a_scan.h"
@@ -73,6 +76,7 @@ mk_a2a_group_free(struct mk_a2a_group *g)
 	free(g->recv_offset);
 	free(g->recv_rows);
 	free(g->scan_hist);
+	free(g->pieces_done);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -92,11 +96,35 @@ zalloc_lines(size_t n)
 	return p;
 }
 
-/* Ints per source rank in scan_hist: E + 3, whole cache lines. */
+/* Ints per piece in scan_hist: E + 3, whole cache lines. */
 static size_t
 hist_stride(const struct mk_a2a_cfg *c)
 {
 	return ((size_t)c->E + 3 + 15) & ~(size_t)15;
+}
+
+/* Pieces of a rank counted at once, at most this many. */
+#define MAX_PIECES	4
+
+/*
+ * Enough pieces for every thread to take about 4 (with 2 ranks a thread,
+ * waiting for the slowest was a sixth of the time on 16 threads), whole
+ * channels each, none for large E (each piece has its own histogram).
+ */
+static int
+pieces_for(const struct mk_a2a_cfg *c)
+{
+	int threads = 1, p;
+
+#ifdef _OPENMP
+	threads = omp_get_max_threads();
+#endif
+	p = (4 * threads + c->R - 1) / c->R;
+	if (p > MAX_PIECES)
+		p = MAX_PIECES;
+	if (p > c->C)
+		p = c->C;
+	return c->E > 4096 || p < 1 ? 1 : p;
 }
 
 int
@@ -123,14 +151,17 @@ mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
 	g->input_tokens = calloc(R, 4);
 	g->recv_offset = calloc(R * epr * R, 4);
 	g->recv_rows = calloc(R, 4);
-	g->scan_hist = zalloc_lines(R * hist_stride(c) * 4);
+	g->pieces = pieces_for(c);
+	g->scan_hist = zalloc_lines(R * (size_t)g->pieces * hist_stride(c) *
+	    4);
+	g->pieces_done = calloc(R, sizeof(int));
 	if (!g->tokens_per_rank || !g->tokens_per_node ||
 	    !g->tokens_per_expert || !g->chan_prefix || !g->rdma_chan_prefix ||
 	    !g->rank_prefix || !g->recv_rank_prefix || !g->rdma_rank_prefix ||
 	    !g->recv_tokens || !g->rdma_recv_tokens || !g->recv_per_expert ||
 	    !g->ll_count || !g->ll_range || !g->full_splits ||
 	    !g->input_tokens || !g->recv_offset || !g->recv_rows ||
-	    !g->scan_hist) {
+	    !g->scan_hist || !g->pieces_done) {
 		mk_a2a_group_free(g);
 		return -1;
 	}
@@ -165,47 +196,81 @@ explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 	    *where ? ", " : "", src, (long long)t, __builtin_popcountll(nodes));
 }
 
+/* Tokens [*t0, *t1) of source rank src in piece p: whole channels. */
+static void
+piece_tokens(const struct mk_a2a_cfg *c, const struct mk_a2a_group *g,
+    int64_t T, int p, int64_t *t0, int64_t *t1)
+{
+	int64_t per = T > 0 ? (T + c->C - 1) / c->C : 1;
+	int64_t a = per * (c->C * p / g->pieces);
+	int64_t b = per * (c->C * (p + 1) / g->pieces);
+
+	*t0 = a < T ? a : T;
+	*t1 = b < T ? b : T;
+}
+
 /*
- * The counting pass over one source rank (the kernel a2a_scan): slots
- * per expert, tokens per destination rank and node and channel; then
- * the totals and the prefixes over channels.  Returns -1, or the token
+ * The counting pass over piece p of source rank src (the kernel a2a_scan):
+ * slots per expert into the piece's histogram, tokens per destination
+ * rank and node into its channels' columns.  Returns -1, or the token
  * the kernel stopped at.
  */
 static int64_t
-count_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
-    struct mk_a2a_group *g)
+count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    int src, int p, struct mk_a2a_group *g)
 {
-	int R = c->R, E = c->E, C = c->C, d, ch;
-	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
-	int32_t *cp = g->chan_prefix + (size_t)src * R * C;
-	int32_t *rcp = g->rdma_chan_prefix + (size_t)src * RR * C;
-	int32_t *hist = g->scan_hist + (size_t)src * hist_stride(c);
-	int32_t *fs = g->full_splits + (size_t)src * (E + 1);
+	int R = c->R, C = c->C, inter = R > MK_A2A_NVL;
+	int RR = inter ? R / MK_A2A_NVL : 1, ch0 = C * p / g->pieces;
 	struct mk_a2a_scan sc;
-	int64_t bad;
+	int64_t t0, t1, bad;
 
+	piece_tokens(c, g, s->T[src], p, &t0, &t1);
 	memset(&sc, 0, sizeof(sc));
-	sc.ids = s->ids[src];
+	sc.ids = (const unsigned char *)s->ids[src] + (size_t)t0 *
+	    (size_t)c->K * (size_t)s->elem;
 	sc.elem = s->elem;
 	sc.K = c->K;
 	sc.R = R;
-	sc.E = E;
+	sc.E = c->E;
 	sc.C = C;
-	sc.T = s->T[src];
-	sc.per = sc.T > 0 ? (sc.T + C - 1) / C : 1;
+	sc.nch = C * (p + 1) / g->pieces - ch0;
+	sc.T = t1 - t0;
+	sc.per = s->T[src] > 0 ? (s->T[src] + C - 1) / C : 1;
 	sc.triton = c->style == MK_A2A_TRITON;
 	sc.lenient = c->lenient;
-	mk_a2a_scan_rank_of(&sc, E, R);
-	sc.hist = hist;
-	sc.chan = cp;
-	sc.nchan = inter ? rcp : NULL;
-	if ((bad = mk_kern()->a2a_scan(&sc)) >= 0)
-		return bad;
+	mk_a2a_scan_rank_of(&sc, c->E, R);
+	sc.hist = g->scan_hist + ((size_t)src * (size_t)g->pieces +
+	    (size_t)p) * hist_stride(c);
+	sc.chan = g->chan_prefix + (size_t)src * R * C + ch0;
+	sc.nchan = inter ? g->rdma_chan_prefix + (size_t)src * RR * C + ch0 :
+	    NULL;
+	bad = mk_kern()->a2a_scan(&sc);
+	return bad < 0 ? -1 : t0 + bad;
+}
+
+/*
+ * Source rank src once all its pieces are counted: slots per expert (the
+ * pieces' histograms summed), then the totals and the inclusive prefixes
+ * over channels.
+ */
+static void
+finish_rank(const struct mk_a2a_cfg *c, int src, struct mk_a2a_group *g)
+{
+	int R = c->R, E = c->E, C = c->C, d, ch, p, x;
+	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int32_t *cp = g->chan_prefix + (size_t)src * R * C;
+	int32_t *rcp = g->rdma_chan_prefix + (size_t)src * RR * C;
+	int32_t *hist = g->scan_hist + (size_t)src * (size_t)g->pieces *
+	    hist_stride(c);
+	int32_t *fs = g->full_splits + (size_t)src * (E + 1);
+
+	for (p = 1; p < g->pieces; p++)
+		for (x = 0; x < E + 3; x++)
+			hist[x] += hist[(size_t)p * hist_stride(c) + (size_t)x];
 	memcpy(g->tokens_per_expert + (size_t)src * E, hist + 1,
 	    (size_t)E * sizeof(int32_t));
 	memcpy(fs, hist + 1, (size_t)E * sizeof(int32_t));
-	fs[E] = hist[0] + (sc.triton ? hist[E + 1] : 0);
-	/* per-channel counts -> totals and inclusive prefixes over channels */
+	fs[E] = hist[0] + (c->style == MK_A2A_TRITON ? hist[E + 1] : 0);
 	for (d = 0; d < R; d++) {
 		for (ch = 1; ch < C; ch++)
 			cp[(size_t)d * C + ch] += cp[(size_t)d * C + ch - 1];
@@ -218,7 +283,6 @@ count_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 		g->tokens_per_node[(size_t)src * RR + d] =
 		    rcp[(size_t)d * C + C - 1];
 	}
-	return -1;
 }
 
 void
@@ -299,16 +363,17 @@ receive_rank(const struct mk_a2a_cfg *c, struct mk_a2a_group *g, int r)
 }
 
 /*
- * Load rank r of s if it has a loader.  On failure keep the error of the
- * lowest such rank in *e (*first holds that rank), so that the message
+ * Load tokens [t0, t1) of rank r of s if it has a loader.  On failure
+ * keep the error of the lowest such rank in *e (*first holds that rank), so that the message
  * does not depend on thread timing.
  */
 static int
-load_rank(const struct mk_a2a_step *s, int r, int *first, struct mk_err *e)
+load_rank(const struct mk_a2a_step *s, int r, int64_t t0, int64_t t1,
+    int *first, struct mk_err *e)
 {
 	struct mk_err le;
 
-	if (s->load == NULL || s->load(s->ctx, r, &le) == 0)
+	if (s->load == NULL || s->load(s->ctx, r, t0, t1, &le) == 0)
 		return 0;
 #pragma omp critical(mk_a2a_load)
 	if (r < *first) {
@@ -325,43 +390,63 @@ mk_a2a_step_load(struct mk_a2a_step *s, struct mk_err *e)
 
 #pragma omp parallel for schedule(dynamic, 1) if (s->R > 1)
 	for (r = 0; r < s->R; r++)
-		(void)load_rank(s, r, &first, e);
+		(void)load_rank(s, r, 0, s->T[r], &first, e);
 	s->load = NULL;
 	return first < s->R ? -1 : 0;
+}
+
+/* Count piece i (of R * pieces) and finish its rank if it was the last. */
+static int64_t
+piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
+    struct mk_a2a_group *g, int *first, struct mk_err *e)
+{
+	int src = i / g->pieces, p = i % g->pieces;
+	int64_t t0, t1, bad;
+
+	piece_tokens(c, g, s->T[src], p, &t0, &t1);
+	if (load_rank(s, src, t0, t1, first, e) < 0)
+		return -1;
+	bad = count_piece(c, s, src, p, g);
+	if (__atomic_add_fetch(&g->pieces_done[src], 1, __ATOMIC_ACQ_REL) ==
+	    g->pieces && bad < 0)
+		finish_rank(c, src, g);
+	return bad;
 }
 
 int
 mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     struct mk_a2a_group *g, const char *where, struct mk_err *e)
 {
-	int64_t bad[MK_A2A_MAX_RANKS];
-	int src, r, first = c->R, ok = 1;
+	int64_t bad[MK_A2A_MAX_RANKS * MAX_PIECES], t;
+	int n = c->R * g->pieces, i, src, r, first = c->R;
 
+	memset(g->pieces_done, 0, (size_t)c->R * sizeof(int));
 	/*
-	 * Source ranks are independent: each writes only its own rows, and
-	 * is loaded (read from its file) by the thread that counts it.  Then
-	 * receivers are, in the same team: one fork a step, not two, and no
-	 * serial tail (it was a third of a step on 16 threads).
+	 * Pieces of source ranks are independent: each writes only its own
+	 * columns and histogram, and is loaded (read from its file) by the
+	 * thread that counts it; the last piece of a rank to finish sums its
+	 * rank.  Then receivers are, in the same team: one fork a step.
 	 */
-#pragma omp parallel if (c->R > 1)
+#pragma omp parallel if (n > 1)
 	{
+		int ok = 1, j;
+
 #pragma omp for schedule(dynamic, 1)
-		for (src = 0; src < c->R; src++)
-			bad[src] = load_rank(s, src, &first, e) < 0 ? -1 :
-			    count_rank(c, s, src, g);
-#pragma omp single
-		for (src = 0; src < c->R; src++)
-			ok &= first == c->R && bad[src] < 0;
+		for (i = 0; i < n; i++)
+			bad[i] = piece(c, s, i, g, &first, e);
+		for (j = 0; j < n; j++)
+			ok &= bad[j] < 0;
 #pragma omp for schedule(static)
 		for (r = 0; r < c->R; r++)
-			if (ok)
+			if (ok && first == c->R)
 				receive_rank(c, g, r);
 	}
 	if (first < c->R)
 		return -1;
 	for (src = 0; src < c->R; src++)
-		if (bad[src] >= 0)
-			return explain(c, s, src, bad[src], where, e);
+		for (i = 0; i < g->pieces; i++)
+			if ((t = bad[src * g->pieces + i]) >= 0)
+				return explain(c, s, src, t, where, e);
 	return 0;
 }
 

@@ -20,8 +20,11 @@ struct mk_a2a_scan {
 	const void	*ids;		/* T rows of K ids, row-major */
 	int		 elem;		/* 4 (i32) or 8 (i64) bytes per id */
 	int		 K, R, E, C;	/* slots, ranks, experts, channels */
+	int		 nch;		/* channels scanned: chan and nchan
+					 * columns 0..nch-1 of rows C apart */
 	int64_t		 T;		/* tokens */
-	int64_t		 per;		/* tokens per channel, ceil(T / C) */
+	int64_t		 per;		/* tokens per channel (the last
+					 * may hold fewer) */
 	int		 triton;	/* E is a drop as well as -1 */
 	int		 lenient;	/* skip ids out of range, no error */
 	/*

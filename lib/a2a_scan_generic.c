@@ -14,14 +14,24 @@ id_at(const void *ids, int elem, size_t i)
 	    ((const int64_t *)ids)[i];
 }
 
+/* Zero columns 0..nch-1 of n rows C apart. */
+static void
+clear_columns(int32_t *a, int n, int C, int nch)
+{
+	int d;
+
+	for (d = 0; d < n; d++)
+		memset(a + (size_t)d * (size_t)C, 0, (size_t)nch *
+		    sizeof(int32_t));
+}
+
 void
 mk_a2a_scan_clear(const struct mk_a2a_scan *s)
 {
 	memset(s->hist, 0, ((size_t)s->E + 3) * sizeof(int32_t));
-	memset(s->chan, 0, (size_t)s->R * (size_t)s->C * sizeof(int32_t));
+	clear_columns(s->chan, s->R, s->C, s->nch);
 	if (s->nchan != NULL)
-		memset(s->nchan, 0, (size_t)(s->R / MK_A2A_NVL) *
-		    (size_t)s->C * sizeof(int32_t));
+		clear_columns(s->nchan, s->R / MK_A2A_NVL, s->C, s->nch);
 }
 
 /*

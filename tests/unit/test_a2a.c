@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "a2a.h"
 #include "util.h"
@@ -275,6 +278,100 @@ test_bad_ids(void)
 	mk_a2a_group_free(&g);
 }
 
+/*
+ * One random step (drops, and an id out of range in the last rank's
+ * last token if bad) laid out by a group counting whole ranks and by one
+ * counting ranks in pieces (many threads): the same outputs, the same
+ * error.  Returns the number of differences.
+ */
+static int
+pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
+{
+	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0 };
+	struct rng rg = { seed };
+	struct mk_a2a_step s;
+	struct mk_a2a_group g[2];
+	struct mk_err e[2];
+	int64_t *ids[MK_A2A_MAX_RANKS], t;
+	size_t RR = R > 8 ? (size_t)R / 8 : 1, Rz = (size_t)R, epr = (size_t)(E / R);
+	int src, i, rc[2], diff = 0;
+
+	CU_ASSERT_FATAL(mk_a2a_config(&c, &e[0]) == 0);
+	memset(&s, 0, sizeof(s));
+	s.R = R;
+	s.K = K;
+	s.elem = 8;
+	for (src = 0; src < R; src++) {
+		s.T[src] = 1 + (int64_t)(rng_next(&rg) % 300);
+		ids[src] = malloc(sizeof(int64_t) * (size_t)(s.T[src] * K));
+		for (t = 0; t < s.T[src] * K; t++)
+			ids[src][t] = rng_next(&rg) % 10 == 0 ? -1 :
+			    (int64_t)(rng_next(&rg) % (uint64_t)E);
+		s.ids[src] = ids[src];
+	}
+	if (bad)
+		ids[R - 1][s.T[R - 1] * K - 1] = E + 5;
+	for (i = 0; i < 2; i++) {
+#ifdef _OPENMP
+		omp_set_num_threads(i == 0 ? 1 : 64);
+#endif
+		CU_ASSERT_FATAL(mk_a2a_group_alloc(&g[i], &c) == 0);
+		rc[i] = mk_a2a_layout(&c, &s, &g[i], "", &e[i]);
+	}
+#ifdef _OPENMP
+	omp_set_num_threads(omp_get_num_procs());
+	CU_ASSERT(g[1].pieces > 1);
+#endif
+	diff += rc[0] != rc[1] || rc[0] != -bad;
+	if (bad)
+		diff += strcmp(e[0].msg, e[1].msg) != 0;
+#define SAME(f, n) (diff += memcmp(g[0].f, g[1].f, (n) * sizeof(*g[0].f)) != 0)
+	if (!bad) {
+		SAME(tokens_per_rank, Rz * Rz);
+		SAME(tokens_per_node, Rz * RR);
+		SAME(tokens_per_expert, Rz * (size_t)E);
+		SAME(chan_prefix, Rz * Rz * (size_t)C);
+		SAME(rdma_chan_prefix, Rz * RR * (size_t)C);
+		SAME(rank_prefix, Rz * Rz);
+		SAME(recv_rank_prefix, Rz * Rz);
+		SAME(rdma_rank_prefix, Rz * RR);
+		SAME(recv_tokens, Rz);
+		SAME(rdma_recv_tokens, Rz);
+		SAME(recv_per_expert, Rz * epr);
+		SAME(ll_count, Rz * epr);
+		SAME(ll_range, Rz * epr * Rz);
+		SAME(full_splits, Rz * (size_t)(E + 1));
+		SAME(input_tokens, Rz);
+		SAME(recv_offset, Rz * epr * Rz);
+		SAME(recv_rows, Rz);
+	}
+#undef SAME
+	for (i = 0; i < 2; i++)
+		mk_a2a_group_free(&g[i]);
+	for (src = 0; src < R; src++)
+		free(ids[src]);
+	return diff;
+}
+
+/* Ranks counted in pieces (channels split among threads) change nothing. */
+static void
+test_pieces(void)
+{
+	uint64_t seed = (uint64_t)time(NULL) | 1;
+	int diff = 0, bad;
+
+	for (bad = 0; bad < 2; bad++)
+		diff += pieces_agree(4, 32, 4, 5, MK_A2A_DEEPEP, bad, seed) +
+		    pieces_agree(8, 64, 8, 12, MK_A2A_TRITON, bad, seed + 1) +
+		    pieces_agree(16, 48, 6, 3, MK_A2A_DEEPEP, bad, seed + 2) +
+		    pieces_agree(32, 256, 8, 12, MK_A2A_DEEPEP, bad, seed + 3) +
+		    pieces_agree(64, 128, 2, 7, MK_A2A_TRITON, bad, seed + 4);
+	if (diff)
+		fprintf(stderr, "  seed %llu: %d differences\n",
+		    (unsigned long long)seed, diff);
+	CU_ASSERT_EQUAL(diff, 0);
+}
+
 void
 suite_a2a(void)
 {
@@ -285,4 +382,5 @@ suite_a2a(void)
 	CU_add_test(s, "DeepEP rules", test_config_rules);
 	CU_add_test(s, "invariants on random traces", test_random_invariants);
 	CU_add_test(s, "ids out of range", test_bad_ids);
+	CU_add_test(s, "ranks counted in pieces", test_pieces);
 }

@@ -38,8 +38,13 @@ reference(const struct mk_a2a_scan *s, struct want *w)
 	int64_t t, x;
 
 	memset(w->hist, 0, sizeof(int32_t) * (size_t)(E + 3));
-	memset(w->chan, 0, sizeof(int32_t) * (size_t)(R * C));
-	memset(w->nchan, 0, sizeof(int32_t) * (size_t)(RR * C + 1));
+	/* columns past nch are not the scan's: they keep the poison */
+	memset(w->chan, 0x5a, sizeof(int32_t) * (size_t)(R * C));
+	memset(w->nchan, 0x5a, sizeof(int32_t) * (size_t)(RR * C + 1));
+	for (d = 0; d < R; d++)
+		memset(w->chan + d * C, 0, sizeof(int32_t) * (size_t)s->nch);
+	for (d = 0; d < RR; d++)
+		memset(w->nchan + d * C, 0, sizeof(int32_t) * (size_t)s->nch);
 	w->bad = -1;
 	for (t = 0; t < s->T; t++) {
 		ch = (int)(t / s->per);
@@ -91,11 +96,13 @@ random_id(struct rng *g, int E, int odd)
 /* One random case through every kernel path; returns 1 if all agree. */
 static int
 one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
-    int K, int64_t T, int C)
+    int K, int64_t T, int nch)
 {
 	struct mk_a2a_scan s;
 	struct want w;
 	int E = R * epr, RR = R / MK_A2A_NVL, odd = rng_next(g) % 3 == 0, i;
+	/* rows wider than the channels scanned: a piece of a rank */
+	int C = nch + (rng_next(g) % 3 == 0 ? 1 + (int)(rng_next(g) % 3) : 0);
 	size_t n = (size_t)T * (size_t)K, j;
 	int64_t got, *ids64 = malloc(sizeof(int64_t) * (n + 1));
 	int32_t *ids32 = malloc(sizeof(int32_t) * (n + 1));
@@ -123,8 +130,9 @@ one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
 	s.R = R;
 	s.E = E;
 	s.C = C;
+	s.nch = nch;
 	s.T = T;
-	s.per = T > 0 ? (T + C - 1) / C : 1;
+	s.per = T > 0 ? (T + nch - 1) / nch : 1;
 	s.triton = (int)(rng_next(g) % 2);
 	s.lenient = (int)(rng_next(g) % 2);
 	mk_a2a_scan_rank_of(&s, E, R);
