@@ -1,11 +1,12 @@
 /*
- * a2a_scan.h - the counting pass of a2a-layout over one source rank.
+ * a2a_scan.h - the counting pass of a2a-layout over one source rank, or
+ * a piece of one (whole channels: nch columns of the channel counts).
  *
  * It is the only loop that reads every routing id, so it is a kernel
  * (kern.h member a2a_scan) with a generic version, which handles every
  * shape, and an AVX-512 one for the common shapes (R <= 64, K <= 8),
  * which hands the others to the generic one.  Both fill the same arrays
- * with the same values; tests/unit/test_a2a.c compares them.
+ * with the same values; tests/unit/test_a2a_scan.c compares them.
  *
  * Ids are read as signed integers.  An id x in [0, E) goes to expert x on
  * rank x / epr; -1 (and E in the Triton-distributed style) is a drop;

@@ -4,11 +4,12 @@
  * Forms (A2A.md): one tensor [R, T, K] (one step); a stream of R tensors
  * [T_r, K] (one step, ranks with different token counts); one tensor
  * [S, R, T, K] (S steps).  Ids are i32 or i64.  An NPY [S, R, T, K] or
- * [R, T, K] tensor is read a step at a time, so a trace needs memory for
- * one step only, from a pipe or from a file.  A file's step is either read
- * with pread, each rank by the thread that counts it (a loader, struct
+ * [R, T, K] tensor is read a step at a time, so a trace on a pipe needs
+ * memory for one step only.  A file's step is either read with pread,
+ * each piece of a rank by the thread that counts it (a loader, struct
  * mk_a2a_step), or used in place in the file's mapping, whose earlier
- * steps are then unmapped.  Which is faster depends on the machine (a
+ * steps are unmapped in rounds (UNMAP_BYTES in a2a_trace.c) by the
+ * loaders.  Which is faster depends on the machine (a
  * virtual machine measured pread 3 times faster, a larger host mapping 10
  * times faster), so long traces time a few steps each way and keep the
  * faster.
