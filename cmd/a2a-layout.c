@@ -554,7 +554,12 @@ say_reading(const struct mk_a2a_trace *tr, int steps)
 {
 	if (tr->mapped == NULL)
 		return;
-	if (tr->spent[MK_A2A_BY_PREAD] > 0 && tr->spent[MK_A2A_BY_MAP] > 0)
+	if (tr->read_as > 0)
+		fprintf(stderr, "%s: %d steps, %s (MOEKIT_A2A_READ)\n",
+		    mk_progname(), steps, tr->method == MK_A2A_BY_MAP ?
+		    "mapped" : "read by pread");
+	else if (tr->spent[MK_A2A_BY_PREAD] > 0 &&
+	    tr->spent[MK_A2A_BY_MAP] > 0)
 		fprintf(stderr, "%s: %d steps; trial steps took %.3f ms by "
 		    "pread, %.3f ms mapped; the rest %s\n", mk_progname(),
 		    steps, tr->spent[MK_A2A_BY_PREAD] * 1e3 / MK_A2A_TRIAL_STEPS,
@@ -565,12 +570,51 @@ say_reading(const struct mk_a2a_trace *tr, int steps)
 		    steps);
 }
 
+/*
+ * MOEKIT_A2A_READ=pread or map: how a trace file is read, every step, in
+ * place of the timed trial (for benchmarks and tests).
+ */
+static int
+read_as(void)
+{
+	const char *v = getenv("MOEKIT_A2A_READ");
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	if (strcmp(v, "pread") == 0)
+		return 1 + MK_A2A_BY_PREAD;
+	if (strcmp(v, "map") == 0)
+		return 1 + MK_A2A_BY_MAP;
+	mk_usage_error("MOEKIT_A2A_READ=%s: pread or map", v);
+	return 0;
+}
+
+/* Stepped: append this step of every selected group-wide output. */
+static void
+spill_step(struct out *out, const int *order, int nsel,
+    const struct mk_a2a_group *g, const struct mk_a2a_rank *pr,
+    const int64_t *rows)
+{
+	int i;
+
+	for (i = 0; i < nsel; i++) {
+		struct out *x = &out[order[i]];
+		if (x->src >= P_INR)
+			continue;
+		if (x->spill == NULL)
+			x->spill = spill_open();
+		if (fwrite(data_of(x, g, pr, rows), mk_dtype_size(x->dtype),
+		    nelem(x), x->spill) != nelem(x))
+			err(MK_EXIT_DATA, "temporary file");
+	}
+}
+
 static int
 run(struct opts *o)
 {
 	struct mk_a2a_trace tr;
-	struct mk_a2a_step st, ph;
-	struct mk_a2a_group g;
+	struct mk_a2a_step st, ph, stv[MK_A2A_MAX_STEPS];
+	struct mk_a2a_group g, gv[MK_A2A_MAX_STEPS];
 	struct mk_a2a_rank pr;
 	struct mk_a2a_phys map;
 	struct mk_a2a_cfg *c = &o->cfg;
@@ -579,11 +623,13 @@ run(struct opts *o)
 	int32_t **pbuf = NULL;
 	int64_t *plan = NULL, *rows, most;
 	int order[MAX_OUT], nsel, nout, i, r, S, P = 0, Elog = 0, k, infmt;
+	int nb, nbmax, b;
 	const char *names[MAX_OUT];
 	struct mk_src *s;
 	struct mk_out *w;
 	struct mk_err e;
-	char where[64];
+	char where[MK_A2A_MAX_STEPS][64];
+	const char *wherev[MK_A2A_MAX_STEPS];
 
 	memset(&ts, 0, sizeof(ts));
 	memset(&pr, 0, sizeof(pr));
@@ -597,6 +643,7 @@ run(struct opts *o)
 		mk_a2a_trace_close(&tr);
 		mk_fail(s, &e);
 	}
+	tr.read_as = read_as();
 	c->R = tr.R;
 	c->K = tr.K;
 	small_input_one_thread(o, &tr);
@@ -624,8 +671,20 @@ run(struct opts *o)
 		mk_usage_error("--rank on a trace of %d steps needs --step", S);
 	if (o->step >= 0 && (S == 0 || o->step >= S))
 		mk_usage_error("--step %d: the trace has %d steps", o->step, S);
-	if (mk_a2a_group_alloc(&g, c) < 0 ||
-	    (rows = calloc((size_t)c->R, sizeof(int64_t))) == NULL)
+	/*
+	 * A long trace file read in place is laid out several steps at a
+	 * time (one wait for the slowest thread for them all); the
+	 * eplb-plan mapping goes a step at a time.
+	 */
+	nbmax = plan == NULL && tr.mapped != NULL && S >= 32 ?
+	    MK_A2A_MAX_STEPS : 1;
+	memset(gv, 0, sizeof(gv));
+	for (b = 0; b < nbmax; b++) {
+		if (mk_a2a_group_alloc(&gv[b], c) < 0)
+			err(MK_EXIT_DATA, NULL);
+		wherev[b] = where[b];
+	}
+	if ((rows = calloc((size_t)c->R, sizeof(int64_t))) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	if (plan != NULL) {
 		if ((pbuf = calloc((size_t)c->R, sizeof(*pbuf))) == NULL)
@@ -645,56 +704,55 @@ run(struct opts *o)
 	if (o->c.emit && (nsel = mk_select(o->c.emit, names, nout, order,
 	    MAX_OUT, &e)) < 0)
 		mk_usage_error("%s", e.msg);
-	for (k = 0; ; k++) {
-		if ((i = mk_a2a_trace_next(&tr, &st, &e)) < 0)
+	for (k = 0; ; k += nb) {
+		if ((nb = mk_a2a_trace_next_steps(&tr, stv, nbmax, &e)) < 0)
 			mk_fail(s, &e);
-		if (i == 0)
+		if (nb == 0)
 			break;
-		snprintf(where, sizeof(where), S > 0 ? "step %d" : "", k);
+		for (b = 0; b < nb; b++)
+			snprintf(where[b], sizeof(where[b]), S > 0 ? "step %d" :
+			    "", k + b);
 		/* the mapping reads every rank first */
-		if (plan != NULL && (mk_a2a_step_load(&st, &e) < 0 ||
-		    mk_a2a_phys_map(&map, &st, &ph, pbuf, c->lenient, where,
-		    &e) < 0))
+		if (plan != NULL && (mk_a2a_step_load(&stv[0], &e) < 0 ||
+		    mk_a2a_phys_map(&map, &stv[0], &ph, pbuf, c->lenient,
+		    where[0], &e) < 0))
 			mk_fail(s, &e);
-		if (mk_a2a_layout(c, plan ? &ph : &st, &g, where, &e) < 0)
+		if (mk_a2a_layout_steps(c, plan ? &ph : stv, gv, nb, wherev,
+		    &e) < 0)
 			mk_fail(s, &e);
-		/*
-		 * Triton-distributed's output buffer persists across steps and
-		 * grows when the largest receiver needs more rows; every rank
-		 * allocates the same.
-		 */
-		for (r = 0, most = 0; r < c->R; r++)
-			if (g.recv_rows[r] > most)
-				most = g.recv_rows[r];
-		rows[0] = mk_a2a_triton_rows(rows[0], o->max_tokens > 0 ?
-		    o->max_tokens : tr.max_T, c->K, most);
-		for (r = 1; r < c->R; r++)
-			rows[r] = rows[0];
-		stats(&ts, c, &g, k, rows[0]);
-		if (o->rank >= 0 && (S == 0 || k == o->step)) {
-			if (mk_a2a_rank(c, plan ? &ph : &st, &g, o->rank, &pr,
-			    &e) < 0)
-				mk_fail(s, &e);
-			/* now the per-token shapes are known */
-			list_outputs(o, c, pr.T, pr.N, pr.Nrdma, shaped);
-			for (i = 0; i < nout; i++)
-				if (out[i].src >= P_INR)
-					memcpy(out[i].shape, shaped[i].shape,
-					    sizeof(out[i].shape));
+		for (b = 0; b < nb; b++) {
+			g = gv[b];
+			st = stv[b];
+			/*
+			 * Triton-distributed's output buffer persists across
+			 * steps and grows when the largest receiver needs more
+			 * rows; every rank allocates the same.
+			 */
+			for (r = 0, most = 0; r < c->R; r++)
+				if (g.recv_rows[r] > most)
+					most = g.recv_rows[r];
+			rows[0] = mk_a2a_triton_rows(rows[0], o->max_tokens > 0 ?
+			    o->max_tokens : tr.max_T, c->K, most);
+			for (r = 1; r < c->R; r++)
+				rows[r] = rows[0];
+			stats(&ts, c, &g, k + b, rows[0]);
+			if (o->rank >= 0 && (S == 0 || k + b == o->step)) {
+				if (mk_a2a_rank(c, plan ? &ph : &st, &g, o->rank,
+				    &pr, &e) < 0)
+					mk_fail(s, &e);
+				/* now the per-token shapes are known */
+				list_outputs(o, c, pr.T, pr.N, pr.Nrdma, shaped);
+				for (i = 0; i < nout; i++)
+					if (out[i].src >= P_INR)
+						memcpy(out[i].shape,
+						    shaped[i].shape,
+						    sizeof(out[i].shape));
+			}
+			if (S > 0)
+				spill_step(out, order, nsel, &g, &pr, rows);
 		}
 		if (S == 0)
 			break;
-		/* stepped: append this step of every group-wide output */
-		for (i = 0; i < nsel; i++) {
-			struct out *x = &out[order[i]];
-			if (x->src >= P_INR)
-				continue;
-			if (x->spill == NULL)
-				x->spill = spill_open();
-			if (fwrite(data_of(x, &g, &pr, rows), mk_dtype_size(
-			    x->dtype), nelem(x), x->spill) != nelem(x))
-				err(MK_EXIT_DATA, "temporary file");
-		}
 	}
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    infmt == MK_FMT_CSV ? MK_FMT_CSV : MK_FMT_NPY);
@@ -710,7 +768,8 @@ run(struct opts *o)
 	if (o->c.verbose > 0)
 		say_reading(&tr, k);
 	mk_a2a_rank_free(&pr);
-	mk_a2a_group_free(&g);
+	for (b = 0; b < nbmax; b++)
+		mk_a2a_group_free(&gv[b]);
 	mk_a2a_trace_close(&tr);
 	mk_src_close(s);
 	if (pbuf != NULL) {

@@ -120,6 +120,18 @@ void	mk_a2a_group_free(struct mk_a2a_group *g);
 int	mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	    struct mk_a2a_group *g, const char *where, struct mk_err *e);
 
+/*
+ * mk_a2a_layout of n steps s[0..n-1] (n <= MK_A2A_MAX_STEPS) into groups
+ * g[0..n-1] (allocated for c alike), counted by one team at once: the
+ * threads wait for the slowest once for n steps, not n times.  On error,
+ * that of the earliest step (where[k] prefixes its messages); the groups
+ * are then incomplete.
+ */
+#define MK_A2A_MAX_STEPS	8
+int	mk_a2a_layout_steps(const struct mk_a2a_cfg *c,
+	    const struct mk_a2a_step *s, struct mk_a2a_group *g, int n,
+	    const char *const *where, struct mk_err *e);
+
 /* Per-token outputs of one rank (DeepEP style), sized by the step. */
 struct mk_a2a_rank {
 	int		 r;

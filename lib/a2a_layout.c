@@ -364,20 +364,20 @@ receive_rank(const struct mk_a2a_cfg *c, struct mk_a2a_group *g, int r)
 
 /*
  * Load tokens [t0, t1) of rank r of s if it has a loader.  On failure
- * keep the error of the lowest such rank in *e (*first holds that rank), so that the message
- * does not depend on thread timing.
+ * keep in *e the error of the lowest key (step * R + rank; *first holds
+ * it), so that the message does not depend on thread timing.
  */
 static int
 load_rank(const struct mk_a2a_step *s, int r, int64_t t0, int64_t t1,
-    int *first, struct mk_err *e)
+    int key, int *first, struct mk_err *e)
 {
 	struct mk_err le;
 
 	if (s->load == NULL || s->load(s->ctx, r, t0, t1, &le) == 0)
 		return 0;
 #pragma omp critical(mk_a2a_load)
-	if (r < *first) {
-		*first = r;
+	if (key < *first) {
+		*first = key;
 		*e = le;
 	}
 	return -1;
@@ -390,21 +390,27 @@ mk_a2a_step_load(struct mk_a2a_step *s, struct mk_err *e)
 
 #pragma omp parallel for schedule(dynamic, 1) if (s->R > 1)
 	for (r = 0; r < s->R; r++)
-		(void)load_rank(s, r, 0, s->T[r], &first, e);
+		(void)load_rank(s, r, 0, s->T[r], r, &first, e);
 	s->load = NULL;
 	return first < s->R ? -1 : 0;
 }
 
-/* Count piece i (of R * pieces) and finish its rank if it was the last. */
+/*
+ * Count piece i (of n * R * pieces: step, source rank, piece) and finish
+ * its rank if it was the rank's last.
+ */
 static int64_t
 piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
     struct mk_a2a_group *g, int *first, struct mk_err *e)
 {
-	int src = i / g->pieces, p = i % g->pieces;
+	int per_step = c->R * g->pieces, k = i / per_step;
+	int src = i % per_step / g->pieces, p = i % g->pieces;
 	int64_t t0, t1, bad;
 
+	s += k;
+	g += k;
 	piece_tokens(c, g, s->T[src], p, &t0, &t1);
-	if (load_rank(s, src, t0, t1, first, e) < 0)
+	if (load_rank(s, src, t0, t1, k * c->R + src, first, e) < 0)
 		return -1;
 	bad = count_piece(c, s, src, p, g);
 	if (__atomic_add_fetch(&g->pieces_done[src], 1, __ATOMIC_ACQ_REL) ==
@@ -413,41 +419,68 @@ piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
 	return bad;
 }
 
-int
-mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
-    struct mk_a2a_group *g, const char *where, struct mk_err *e)
+/* Whether step k's pieces all counted without a bad token. */
+static int
+step_ok(const int64_t *bad, int k, int per_step)
 {
-	int64_t bad[MK_A2A_MAX_RANKS * MAX_PIECES], t;
-	int n = c->R * g->pieces, i, src, r, first = c->R;
+	int i;
 
-	memset(g->pieces_done, 0, (size_t)c->R * sizeof(int));
+	for (i = 0; i < per_step; i++)
+		if (bad[k * per_step + i] >= 0)
+			return 0;
+	return 1;
+}
+
+int
+mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    struct mk_a2a_group *g, int n, const char *const *where,
+    struct mk_err *e)
+{
+	int64_t bad[MK_A2A_MAX_STEPS * MK_A2A_MAX_RANKS * MAX_PIECES], t;
+	int per_step = c->R * g->pieces, items = n * per_step, i, k, src;
+	int first = n * c->R;
+
+	for (k = 0; k < n; k++)
+		memset(g[k].pieces_done, 0, (size_t)c->R * sizeof(int));
 	/*
 	 * Pieces of source ranks are independent: each writes only its own
 	 * columns and histogram, and is loaded (read from its file) by the
 	 * thread that counts it; the last piece of a rank to finish sums its
-	 * rank.  Then receivers are, in the same team: one fork a step.
+	 * rank.  Then receivers are, in the same team: one fork for n steps,
+	 * and one wait for the slowest thread.
 	 */
-#pragma omp parallel if (n > 1)
+#pragma omp parallel if (items > 1)
 	{
-		int ok = 1, j;
+		int j;
 
 #pragma omp for schedule(dynamic, 1)
-		for (i = 0; i < n; i++)
+		for (i = 0; i < items; i++)
 			bad[i] = piece(c, s, i, g, &first, e);
-		for (j = 0; j < n; j++)
-			ok &= bad[j] < 0;
 #pragma omp for schedule(static)
-		for (r = 0; r < c->R; r++)
-			if (ok && first == c->R)
-				receive_rank(c, g, r);
+		for (j = 0; j < n * c->R; j++)
+			if (first >= (j / c->R + 1) * c->R &&
+			    step_ok(bad, j / c->R, per_step))
+				receive_rank(c, &g[j / c->R], j % c->R);
 	}
-	if (first < c->R)
-		return -1;
-	for (src = 0; src < c->R; src++)
-		for (i = 0; i < g->pieces; i++)
-			if ((t = bad[src * g->pieces + i]) >= 0)
-				return explain(c, s, src, t, where, e);
+	/* the error of the earliest step */
+	for (k = 0; k < n; k++) {
+		if (first < (k + 1) * c->R)
+			return -1;
+		for (src = 0; src < c->R; src++)
+			for (i = 0; i < g->pieces; i++)
+				if ((t = bad[(k * c->R + src) * g->pieces +
+				    i]) >= 0)
+					return explain(c, &s[k], src, t,
+					    where[k], e);
+	}
 	return 0;
+}
+
+int
+mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    struct mk_a2a_group *g, const char *where, struct mk_err *e)
+{
+	return mk_a2a_layout_steps(c, s, g, 1, &where, e);
 }
 
 int64_t

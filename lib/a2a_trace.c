@@ -274,7 +274,11 @@ seconds(void)
 static int
 choose_method(const struct mk_a2a_trace *tr, int k)
 {
-	if (tr->S < PROBE_MIN_STEPS || tr->swap || k == 0)
+	if (tr->swap)
+		return MK_A2A_BY_PREAD;
+	if (tr->read_as > 0)
+		return tr->read_as - 1;
+	if (tr->S < PROBE_MIN_STEPS || k == 0)
 		return MK_A2A_BY_PREAD;
 	if (k <= PROBE)
 		return MK_A2A_BY_MAP;
@@ -314,17 +318,26 @@ hold(struct mk_a2a_trace *tr, int k, size_t n)
  * place in the mapping.  Returns where the step's ids are (or will be).
  */
 static const unsigned char *
-file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
+file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
+    int start)
 {
-	double now = seconds();
+	double now;
 	int k = tr->step;
 
+	st->ctx = tr;
+	if (!start) {
+		/* a later step of a batch read in place: nothing to load */
+		tr->pend[1] = k + 1;
+		return tr->mapped + (size_t)k * n;
+	}
 	/* the time since the last step is that step's, all work included */
+	now = seconds();
 	if (k >= 2 && k - 1 <= 2 * PROBE)
 		tr->spent[tr->method] += now - tr->t_prev;
 	tr->t_prev = now;
-	if (k > 0 && tr->method == MK_A2A_BY_MAP)
-		hold(tr, k - 1, n);
+	/* the steps read in place so far are done with */
+	for (; tr->pend[0] < tr->pend[1]; tr->pend[0]++)
+		hold(tr, tr->pend[0], n);
 	tr->method = choose_method(tr, k);
 	/* the loaders unmap what earlier steps left mapped, now and then */
 	tr->unmap[0] = tr->unmap[1] = 0;
@@ -333,8 +346,9 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
 		memcpy(tr->unmap, tr->held, sizeof(tr->held));
 		tr->held[0] = tr->held[1];
 	}
-	st->ctx = tr;
 	if (tr->method == MK_A2A_BY_MAP) {
+		tr->pend[0] = k;
+		tr->pend[1] = k + 1;
 		st->load = map_rank;
 		return tr->mapped + (size_t)k * n;
 	}
@@ -343,8 +357,12 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n)
 	return tr->buf;
 }
 
-int
-mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+/*
+ * The next step into st; start: whether it begins a batch (a later step
+ * of a batch is read in place, as the first was).
+ */
+static int
+next_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, int start,
     struct mk_err *e)
 {
 	size_t rank_bytes, step_bytes;
@@ -381,7 +399,7 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 		base = (const unsigned char *)tr->t[0].data +
 		    (size_t)tr->step * step_bytes;
 	} else if (tr->mapped != NULL) {
-		base = file_step(tr, st, step_bytes);
+		base = file_step(tr, st, step_bytes, start);
 	} else {
 		got = src_read(tr->s, tr->buf, step_bytes, e);
 		if (got < 0)
@@ -401,6 +419,30 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 	}
 	tr->step++;
 	return 1;
+}
+
+int
+mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+    struct mk_err *e)
+{
+	return next_step(tr, st, 1, e);
+}
+
+int
+mk_a2a_trace_next_steps(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+    int nmax, struct mk_err *e)
+{
+	int n, got;
+
+	if ((got = next_step(tr, &st[0], 1, e)) <= 0)
+		return got;
+	/* more only in place, past the trial steps, whose times count */
+	for (n = 1; n < nmax && tr->t == NULL && tr->mapped != NULL &&
+	    tr->method == MK_A2A_BY_MAP && (tr->read_as > 0 ||
+	    tr->step > 2 * PROBE + 1) && tr->step < tr->S; n++)
+		if (next_step(tr, &st[n], 0, e) < 0)
+			return -1;
+	return n;
 }
 
 void

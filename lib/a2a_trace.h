@@ -36,6 +36,10 @@ struct mk_a2a_trace {
 #define MK_A2A_BY_PREAD		0
 #define MK_A2A_BY_MAP		1
 #define MK_A2A_TRIAL_STEPS	3	/* steps timed each way */
+	int			 read_as;	/* 0: time both ways on long
+						 * traces, else 1 + the method
+						 * for every step (files whose
+						 * ids need no byte swap) */
 	double			 t_prev;	/* when it was handed out */
 	double			 spent[2];	/* seconds of the trial steps,
 						 * by method */
@@ -44,6 +48,8 @@ struct mk_a2a_trace {
 						 * [from, to) */
 	uintptr_t		 held[2];	/* the pages of such steps that
 						 * are still mapped */
+	int			 pend[2];	/* steps read in place and handed
+						 * out since a batch began */
 	unsigned char		*buf;		/* one step, read (pipe, file) */
 	size_t			 buf_len;	/* its mapping */
 	int			 swap;		/* big-endian payload */
@@ -62,6 +68,14 @@ int	mk_a2a_trace_open(struct mk_a2a_trace *tr, struct mk_src *s, int R,
 /* The next step into st.  Returns 1, 0 after the last, or -1 with e. */
 int	mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 	    struct mk_err *e);
+
+/*
+ * The next steps into st[0..]: one, or up to nmax of a file read in place
+ * (for mk_a2a_layout_steps).  They stay valid until the next call.
+ * Returns how many, 0 after the last, or -1 with e.
+ */
+int	mk_a2a_trace_next_steps(struct mk_a2a_trace *tr,
+	    struct mk_a2a_step *st, int nmax, struct mk_err *e);
 
 void	mk_a2a_trace_close(struct mk_a2a_trace *tr);
 
