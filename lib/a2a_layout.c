@@ -107,9 +107,12 @@ hist_stride(const struct mk_a2a_cfg *c)
 #define MAX_PIECES	4
 
 /*
- * Enough pieces for every thread to take about 4 (with 2 ranks a thread,
- * waiting for the slowest was a sixth of the time on 16 threads), whole
- * channels each, none for large E (each piece has its own histogram).
+ * Enough pieces for every thread to take one in a step of fewer ranks
+ * than threads (whole channels each, none for large E: each piece has its
+ * own histogram).  No more: traces are laid out several steps at once
+ * (mk_a2a_layout_steps), and pieces of 32 ranks on 16 threads were 25%
+ * slower there than whole ranks (more calls to unmap, more rows shared
+ * between threads).
  */
 static int
 pieces_for(const struct mk_a2a_cfg *c)
@@ -119,7 +122,7 @@ pieces_for(const struct mk_a2a_cfg *c)
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif
-	p = (4 * threads + c->R - 1) / c->R;
+	p = (threads + c->R - 1) / c->R;
 	if (p > MAX_PIECES)
 		p = MAX_PIECES;
 	if (p > c->C)

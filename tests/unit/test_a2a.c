@@ -313,9 +313,13 @@ pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 		ids[R - 1][s.T[R - 1] * K - 1] = E + 5;
 	for (i = 0; i < 2; i++) {
 #ifdef _OPENMP
-		omp_set_num_threads(i == 0 ? 1 : 64);
+		/* pieces follow the threads when the group is allocated */
+		omp_set_num_threads(i == 0 ? 1 : 256);
 #endif
 		CU_ASSERT_FATAL(mk_a2a_group_alloc(&g[i], &c) == 0);
+#ifdef _OPENMP
+		omp_set_num_threads(i == 0 ? 1 : 4);
+#endif
 		rc[i] = mk_a2a_layout(&c, &s, &g[i], "", &e[i]);
 	}
 #ifdef _OPENMP
