@@ -558,12 +558,13 @@ say_reading(const struct mk_a2a_trace *tr, int steps)
 		fprintf(stderr, "%s: %d steps, %s (MOEKIT_A2A_READ)\n",
 		    mk_progname(), steps, tr->method == MK_A2A_BY_MAP ?
 		    "mapped" : "read by pread");
-	else if (tr->spent[MK_A2A_BY_PREAD] > 0 &&
-	    tr->spent[MK_A2A_BY_MAP] > 0)
+	else if (tr->fastest[MK_A2A_BY_PREAD] > 0 &&
+	    tr->fastest[MK_A2A_BY_MAP] > 0)
 		fprintf(stderr, "%s: %d steps; trial steps took %.3f ms by "
-		    "pread, %.3f ms mapped; the rest %s\n", mk_progname(),
-		    steps, tr->spent[MK_A2A_BY_PREAD] * 1e3 / MK_A2A_TRIAL_STEPS,
-		    tr->spent[MK_A2A_BY_MAP] * 1e3 / MK_A2A_TRIAL_STEPS,
+		    "pread, %.3f ms mapped (the fastest of %d each); the rest "
+		    "%s\n", mk_progname(), steps,
+		    tr->fastest[MK_A2A_BY_PREAD] * 1e3,
+		    tr->fastest[MK_A2A_BY_MAP] * 1e3, MK_A2A_TRIAL_STEPS,
 		    tr->method == MK_A2A_BY_MAP ? "mapped" : "by pread");
 	else
 		fprintf(stderr, "%s: %d steps, read by pread\n", mk_progname(),

@@ -257,7 +257,11 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 	return 0;
 }
 
-/* Steps 1 to PROBE are read by mapping, then as many by pread. */
+/*
+ * Steps 1 to PROBE are read by mapping, then as many by pread; the
+ * faster way is the one whose fastest step was faster (a sum was thrown
+ * by single slow steps: a wrong choice costs half the speed).
+ */
 #define PROBE		MK_A2A_TRIAL_STEPS
 #define PROBE_MIN_STEPS	32	/* shorter traces are read with pread */
 
@@ -284,7 +288,8 @@ choose_method(const struct mk_a2a_trace *tr, int k)
 		return MK_A2A_BY_MAP;
 	if (k <= 2 * PROBE)
 		return MK_A2A_BY_PREAD;
-	return tr->spent[MK_A2A_BY_MAP] < tr->spent[MK_A2A_BY_PREAD] ? MK_A2A_BY_MAP : MK_A2A_BY_PREAD;
+	return tr->fastest[MK_A2A_BY_MAP] < tr->fastest[MK_A2A_BY_PREAD] ?
+	    MK_A2A_BY_MAP : MK_A2A_BY_PREAD;
 }
 
 /*
@@ -332,8 +337,9 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
 	}
 	/* the time since the last step is that step's, all work included */
 	now = seconds();
-	if (k >= 2 && k - 1 <= 2 * PROBE)
-		tr->spent[tr->method] += now - tr->t_prev;
+	if (k >= 2 && k - 1 <= 2 * PROBE && (tr->fastest[tr->method] == 0 ||
+	    now - tr->t_prev < tr->fastest[tr->method]))
+		tr->fastest[tr->method] = now - tr->t_prev;
 	tr->t_prev = now;
 	/* the steps read in place so far are done with */
 	for (; tr->pend[0] < tr->pend[1]; tr->pend[0]++)

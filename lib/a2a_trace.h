@@ -35,14 +35,14 @@ struct mk_a2a_trace {
 	int			 method;	/* how the last step was read */
 #define MK_A2A_BY_PREAD		0
 #define MK_A2A_BY_MAP		1
-#define MK_A2A_TRIAL_STEPS	3	/* steps timed each way */
+#define MK_A2A_TRIAL_STEPS	4	/* steps timed each way */
 	int			 read_as;	/* 0: time both ways on long
 						 * traces, else 1 + the method
 						 * for every step (files whose
 						 * ids need no byte swap) */
 	double			 t_prev;	/* when it was handed out */
-	double			 spent[2];	/* seconds of the trial steps,
-						 * by method */
+	double			 fastest[2];	/* seconds of the fastest trial
+						 * step, by method (0: none) */
 	uintptr_t		 unmap[2];	/* pages of steps read in place
 						 * that this step's loaders drop,
 						 * [from, to) */
