@@ -258,12 +258,17 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 }
 
 /*
- * Steps 1 to PROBE are read by mapping, then as many by pread; the
- * faster way is the one whose fastest step was faster (a sum was thrown
- * by single slow steps: a wrong choice costs half the speed).
+ * Steps 1 to PROBE are read by mapping, then as many by pread, and every
+ * RETRY-th step the other way than the faster so far: the faster way is
+ * the one whose fastest step was faster.  A sum of the trial steps was
+ * thrown by single slow steps, and on the 16-core host the first mapped
+ * steps of a process were now and then 30 times slower than the rest
+ * (a wrong choice there halves the speed; the retries cost 1-2% on the
+ * small VM, where the mapping is 3 times slower).
  */
 #define PROBE		MK_A2A_TRIAL_STEPS
 #define PROBE_MIN_STEPS	32	/* shorter traces are read with pread */
+#define RETRY		64
 
 static double
 seconds(void)
@@ -274,10 +279,20 @@ seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Whether step k is timed (a trial or a retry), and so read alone. */
+static int
+timed(const struct mk_a2a_trace *tr, int k)
+{
+	return tr->read_as == 0 && !tr->swap && tr->S >= PROBE_MIN_STEPS &&
+	    k >= 1 && (k <= 2 * PROBE || k % RETRY == 0);
+}
+
 /* How to read step k: pread, except the map trials and a map winner. */
 static int
 choose_method(const struct mk_a2a_trace *tr, int k)
 {
+	int best;
+
 	if (tr->swap)
 		return MK_A2A_BY_PREAD;
 	if (tr->read_as > 0)
@@ -288,8 +303,9 @@ choose_method(const struct mk_a2a_trace *tr, int k)
 		return MK_A2A_BY_MAP;
 	if (k <= 2 * PROBE)
 		return MK_A2A_BY_PREAD;
-	return tr->fastest[MK_A2A_BY_MAP] < tr->fastest[MK_A2A_BY_PREAD] ?
+	best = tr->fastest[MK_A2A_BY_MAP] < tr->fastest[MK_A2A_BY_PREAD] ?
 	    MK_A2A_BY_MAP : MK_A2A_BY_PREAD;
+	return k % RETRY == 0 ? 1 - best : best;
 }
 
 /*
@@ -335,9 +351,9 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
 		tr->pend[1] = k + 1;
 		return tr->mapped + (size_t)k * n;
 	}
-	/* the time since the last step is that step's, all work included */
+	/* the time since a timed step is that step's, all work included */
 	now = seconds();
-	if (k >= 2 && k - 1 <= 2 * PROBE && (tr->fastest[tr->method] == 0 ||
+	if (k > 0 && timed(tr, k - 1) && (tr->fastest[tr->method] == 0 ||
 	    now - tr->t_prev < tr->fastest[tr->method]))
 		tr->fastest[tr->method] = now - tr->t_prev;
 	tr->t_prev = now;
@@ -442,10 +458,10 @@ mk_a2a_trace_next_steps(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 
 	if ((got = next_step(tr, &st[0], 1, e)) <= 0)
 		return got;
-	/* more only in place, past the trial steps, whose times count */
+	/* more only in place, and none timed: their times are their own */
 	for (n = 1; n < nmax && tr->t == NULL && tr->mapped != NULL &&
-	    tr->method == MK_A2A_BY_MAP && (tr->read_as > 0 ||
-	    tr->step > 2 * PROBE + 1) && tr->step < tr->S; n++)
+	    tr->method == MK_A2A_BY_MAP && !timed(tr, tr->step - 1) &&
+	    !timed(tr, tr->step) && tr->step < tr->S; n++)
 		if (next_step(tr, &st[n], 0, e) < 0)
 			return -1;
 	return n;
