@@ -11,8 +11,8 @@
  * steps are unmapped in rounds (UNMAP_BYTES in a2a_trace.c) by the
  * loaders.  Which is faster depends on the machine (a
  * virtual machine measured pread 3 times faster, a larger host mapping 10
- * times faster), so long traces time a few steps each way and keep the
- * faster.
+ * times faster), so long traces time a few steps each way, keep the
+ * faster and time the other again now and then (a2a_trace.c, RETRY).
  */
 #ifndef MK_A2A_TRACE_H
 #define MK_A2A_TRACE_H
