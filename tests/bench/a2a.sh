@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Random top-8 of 256 experts, distinct within a token; 8 step patterns
 # repeated (the counting pass does not care which ids repeat).
 $py - "$tmp" "$steps" "$dtype" <<'EOF'
-import os, sys, numpy as np
+import sys, numpy as np
 d, S, dt = sys.argv[1], int(sys.argv[2]), np.dtype(sys.argv[3])
 R, T, K, E = 32, 4096, 8, 256
 rng = np.random.default_rng(1)
@@ -38,11 +38,10 @@ with open(d + "/trace.npy", "wb") as f:
         "fortran_order": False, "shape": (S, R, T, K)})
     for s in range(S):
         f.write(pats[s % 8].tobytes())
-    # on disk before anything is timed: writing back 8 GB of dirty pages
-    # while the runs read them made them twice as slow on the device
-    f.flush()
-    os.fsync(f.fileno())
 EOF
+# on disk before anything is timed: writing back 8 GB of dirty pages
+# while the runs read them made them twice as slow on the device
+sync
 bytes=$(( $(stat -c %s "$tmp/trace.npy") - 128 ))
 
 # median of n wall-clock runs of "$@", in ms (bash's clock: no fork)
