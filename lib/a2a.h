@@ -127,7 +127,7 @@ int	mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
  * that of the earliest step (where[k] prefixes its messages); the groups
  * are then incomplete.
  */
-#define MK_A2A_MAX_STEPS	8
+#define MK_A2A_MAX_STEPS	16
 int	mk_a2a_layout_steps(const struct mk_a2a_cfg *c,
 	    const struct mk_a2a_step *s, struct mk_a2a_group *g, int n,
 	    const char *const *where, struct mk_err *e);

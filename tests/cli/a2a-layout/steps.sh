@@ -13,7 +13,7 @@ fails 2 a2a-layout -E 8 --rank 1 --step 32 "$m"
 # -v says how the file's 32 steps were read (the choice depends on timing)
 a2a-layout -v -E 8 -o v.npy "$m" 2>&1 | grep -c '^a2a-layout: 32 steps; trial steps took [0-9.]* ms by pread, [0-9.]* ms mapped (the fastest of 4 each); the rest \(mapped\|by pread\)$'
 cmp v.npy file.npy
-# every step read in place (MOEKIT_A2A_READ=map: 8 steps laid out at
+# every step read in place (MOEKIT_A2A_READ=map: 16 steps laid out at
 # once) or by pread: the same layouts, and a step inside a batch per rank
 MOEKIT_A2A_READ=map a2a-layout -E 8 "$m" > map.npy
 cmp map.npy file.npy
@@ -24,7 +24,7 @@ MOEKIT_A2A_READ=map a2a-layout -E 8 --rank 1 --step 13 "$m" > r13map.npy
 cmp r13.npy r13map.npy
 MOEKIT_A2A_READ=map a2a-layout -v -E 8 -o v.npy "$m" 2>&1 | grep -v isa
 fails 2 env MOEKIT_A2A_READ=mmap a2a-layout -E 8 "$m"
-# ids out of range in steps 37 and 38 of 40, in one batch of 8: the
+# ids out of range in steps 37 and 38 of 40, in one batch (32-39): the
 # earlier is named, read in place or by pread
 awk 'BEGIN { print "# name=ids shape=40,2,1,2 dtype=i64"
 	for (s = 0; s < 40; s++) { print (s == 38 ? 9 : 0) ",1"
