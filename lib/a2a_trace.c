@@ -263,12 +263,12 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
  * the one whose fastest step was faster.  A sum of the trial steps was
  * thrown by single slow steps, and on the 16-core host the first mapped
  * steps of a process were now and then 30 times slower than the rest
- * (a wrong choice there halves the speed; the retries cost 1-2% on the
+ * (a wrong choice there halves the speed; the retries cost 2-3% on the
  * small VM, where the mapping is 3 times slower).
  */
 #define PROBE		MK_A2A_TRIAL_STEPS
 #define PROBE_MIN_STEPS	32	/* shorter traces are read with pread */
-#define RETRY		64
+#define RETRY		128
 
 static double
 seconds(void)
