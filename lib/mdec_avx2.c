@@ -187,7 +187,8 @@ mk_read_sum_avx2(const void *p, size_t n)
 {
 	const char *c = p;
 	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
-	uint64_t s = 0, l[4];
+	__m128i lo, hi;
+	uint64_t s = 0;
 	size_t i;
 
 	for (i = 0; i + 128 <= n; i += 128) {
@@ -203,8 +204,12 @@ mk_read_sum_avx2(const void *p, size_t n)
 	}
 	a0 = _mm256_add_epi64(_mm256_add_epi64(a0, a1),
 	    _mm256_add_epi64(a2, a3));
-	_mm256_storeu_si256((void *)l, a0);
 	for (; i < n; i++)
 		s += (unsigned char)c[i];
-	return s + l[0] + l[1] + l[2] + l[3];
+	/* lanes out of registers, not through the stack (see the AVX-512 one) */
+	lo = _mm256_castsi256_si128(a0);
+	hi = _mm256_extracti128_si256(a0, 1);
+	return s + (uint64_t)_mm_cvtsi128_si64(lo) +
+	    (uint64_t)_mm_extract_epi64(lo, 1) +
+	    (uint64_t)_mm_cvtsi128_si64(hi) + (uint64_t)_mm_extract_epi64(hi, 1);
 }

@@ -156,9 +156,9 @@ mk_read_sum_avx512(const void *p, size_t n)
 {
 	const char *c = p;
 	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	uint64_t s = 0, l[8];
+	__m128i lo, hi;
+	uint64_t s = 0;
 	size_t i;
-	int j;
 
 	for (i = 0; i + 256 <= n; i += 256) {
 		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + i));
@@ -172,9 +172,18 @@ mk_read_sum_avx512(const void *p, size_t n)
 	    _mm512_add_epi64(a2, a3));
 	for (; i < n; i++)
 		s += (unsigned char)c[i];
-	/* by hand: _mm512_reduce_add_epi64 adds as signed, which may overflow */
-	_mm512_storeu_si512(l, a0);
-	for (j = 0; j < 8; j++)
-		s += l[j];
+	/*
+	 * By hand: _mm512_reduce_add_epi64 adds as signed, which may
+	 * overflow.  Lanes taken out of registers, not stored to the stack
+	 * (ASan's fake stack frames are not 64-byte aligned, and GCC 13 made
+	 * the store an aligned one).
+	 */
+	a2 = _mm512_castsi256_si512(_mm512_extracti64x4_epi64(a0, 1));
+	a0 = _mm512_add_epi64(a0, a2);	/* lanes 0-3 hold the sums */
+	lo = _mm512_castsi512_si128(a0);
+	hi = _mm512_extracti64x2_epi64(a0, 1);
+	s += (uint64_t)_mm_cvtsi128_si64(lo) +
+	    (uint64_t)_mm_extract_epi64(lo, 1) +
+	    (uint64_t)_mm_cvtsi128_si64(hi) + (uint64_t)_mm_extract_epi64(hi, 1);
 	return s;
 }
