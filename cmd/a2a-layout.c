@@ -55,7 +55,8 @@ static const struct mk_usage usage = {
 	    "from routing traces.",
 	"FILE: topk ids [R,T,K], one [T_r,K] per rank, or [S,R,T,K] (i32/i64);\n"
 	    "none or -: stdin.  With --phy2log, PLAN or FILE (not both) may "
-	    "be -.\n",
+	    "be -.\nMOEKIT_A2A_READ=pread|map: how a trace file is read "
+	    "(default: timed both ways).\n",
 };
 
 static void
