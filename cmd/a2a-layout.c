@@ -673,20 +673,8 @@ run(struct opts *o)
 		mk_usage_error("--rank on a trace of %d steps needs --step", S);
 	if (o->step >= 0 && (S == 0 || o->step >= S))
 		mk_usage_error("--step %d: the trace has %d steps", o->step, S);
-	/*
-	 * A long trace file read in place is laid out up to 16 steps or
-	 * 128 MiB at a time (one wait for the slowest thread for them all:
-	 * 16 steps were 13% faster than 8 on the 16-core host); the
-	 * eplb-plan mapping goes a step at a time.
-	 */
-	nbmax = 1;
-	if (plan == NULL && tr.mapped != NULL && S >= 32) {
-		size_t step = (size_t)tr.R * (size_t)tr.T * (size_t)tr.K *
-		    (size_t)tr.elem;
-		nbmax = step > 0 ? (int)(((size_t)128 << 20) / step) : 1;
-		nbmax = nbmax < 1 ? 1 : nbmax > MK_A2A_MAX_STEPS ?
-		    MK_A2A_MAX_STEPS : nbmax;
-	}
+	/* several steps of a file read in place; the mapping goes by one */
+	nbmax = plan == NULL ? mk_a2a_trace_batch(&tr) : 1;
 	memset(gv, 0, sizeof(gv));
 	for (b = 0; b < nbmax; b++) {
 		if (mk_a2a_group_alloc(&gv[b], c) < 0)

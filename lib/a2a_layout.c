@@ -199,56 +199,66 @@ explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 	    *where ? ", " : "", src, (long long)t, __builtin_popcountll(nodes));
 }
 
-/* Tokens [*t0, *t1) of source rank src in piece p: whole channels. */
-static void
-piece_tokens(const struct mk_a2a_cfg *c, const struct mk_a2a_group *g,
-    int64_t T, int p, int64_t *t0, int64_t *t1)
-{
-	int64_t per = T > 0 ? (T + c->C - 1) / c->C : 1;
-	int64_t a = per * (c->C * p / g->pieces);
-	int64_t b = per * (c->C * (p + 1) / g->pieces);
+/* Piece p of a source rank of T tokens: whole channels. */
+struct piece {
+	int64_t	 t0, t1;	/* its tokens */
+	int64_t	 per;		/* tokens per channel of the rank */
+	int	 ch0, nch;	/* its channels */
+};
 
-	*t0 = a < T ? a : T;
-	*t1 = b < T ? b : T;
+static struct piece
+piece_of(const struct mk_a2a_cfg *c, const struct mk_a2a_group *g,
+    int64_t T, int p)
+{
+	struct piece pc;
+	int64_t a, b;
+
+	pc.per = T > 0 ? (T + c->C - 1) / c->C : 1;
+	pc.ch0 = c->C * p / g->pieces;
+	pc.nch = c->C * (p + 1) / g->pieces - pc.ch0;
+	a = pc.per * pc.ch0;
+	b = pc.per * (pc.ch0 + pc.nch);
+	pc.t0 = a < T ? a : T;
+	pc.t1 = b < T ? b : T;
+	return pc;
 }
 
 /*
- * The counting pass over piece p of source rank src (the kernel a2a_scan):
- * slots per expert into the piece's histogram, tokens per destination
- * rank and node into its channels' columns.  Returns -1, or the token
- * the kernel stopped at.
+ * The counting pass over piece p (pc) of source rank src (the kernel
+ * a2a_scan): slots per expert into the piece's histogram, tokens per
+ * destination rank and node into its channels' columns.  Returns -1, or
+ * the token the kernel stopped at.
  */
 static int64_t
 count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
-    int src, int p, struct mk_a2a_group *g)
+    int src, int p, const struct piece *pc, struct mk_a2a_group *g)
 {
 	int R = c->R, C = c->C, inter = R > MK_A2A_NVL;
-	int RR = inter ? R / MK_A2A_NVL : 1, ch0 = C * p / g->pieces;
+	int RR = inter ? R / MK_A2A_NVL : 1;
 	struct mk_a2a_scan sc;
-	int64_t t0, t1, bad;
+	int64_t bad;
 
-	piece_tokens(c, g, s->T[src], p, &t0, &t1);
 	memset(&sc, 0, sizeof(sc));
-	sc.ids = (const unsigned char *)s->ids[src] + (size_t)t0 *
+	sc.ids = (const unsigned char *)s->ids[src] + (size_t)pc->t0 *
 	    (size_t)c->K * (size_t)s->elem;
 	sc.elem = s->elem;
 	sc.K = c->K;
 	sc.R = R;
 	sc.E = c->E;
 	sc.C = C;
-	sc.nch = C * (p + 1) / g->pieces - ch0;
-	sc.T = t1 - t0;
-	sc.per = s->T[src] > 0 ? (s->T[src] + C - 1) / C : 1;
+	sc.nch = pc->nch;
+	sc.T = pc->t1 - pc->t0;
+	sc.per = pc->per;
 	sc.triton = c->style == MK_A2A_TRITON;
 	sc.lenient = c->lenient;
 	mk_a2a_scan_rank_of(&sc, c->E, R);
 	sc.hist = g->scan_hist + ((size_t)src * (size_t)g->pieces +
 	    (size_t)p) * hist_stride(c);
-	sc.chan = g->chan_prefix + (size_t)src * R * C + ch0;
-	sc.nchan = inter ? g->rdma_chan_prefix + (size_t)src * RR * C + ch0 :
-	    NULL;
+	sc.chan = g->chan_prefix + (size_t)src * R * C + pc->ch0;
+	sc.nchan = inter ? g->rdma_chan_prefix + (size_t)src * RR * C +
+	    pc->ch0 : NULL;
 	bad = mk_kern()->a2a_scan(&sc);
-	return bad < 0 ? -1 : t0 + bad;
+	return bad < 0 ? -1 : pc->t0 + bad;
 }
 
 /*
@@ -408,14 +418,15 @@ piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
 {
 	int per_step = c->R * g->pieces, k = i / per_step;
 	int src = i % per_step / g->pieces, p = i % g->pieces;
-	int64_t t0, t1, bad;
+	struct piece pc;
+	int64_t bad;
 
 	s += k;
 	g += k;
-	piece_tokens(c, g, s->T[src], p, &t0, &t1);
-	if (load_rank(s, src, t0, t1, k * c->R + src, first, e) < 0)
+	pc = piece_of(c, g, s->T[src], p);
+	if (load_rank(s, src, pc.t0, pc.t1, k * c->R + src, first, e) < 0)
 		return -1;
-	bad = count_piece(c, s, src, p, g);
+	bad = count_piece(c, s, src, p, &pc, g);
 	if (__atomic_add_fetch(&g->pieces_done[src], 1, __ATOMIC_ACQ_REL) ==
 	    g->pieces && bad < 0)
 		finish_rank(c, src, g);

@@ -450,6 +450,27 @@ mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 	return next_step(tr, st, 1, e);
 }
 
+/*
+ * Steps read in place are handed out up to 16 or 128 MiB at a time (16
+ * steps were 13% faster than 8 on the 16-core host: one wait for the
+ * slowest thread for them all), only on long files (the others are read
+ * with pread).
+ */
+#define BATCH_BYTES	((size_t)128 << 20)
+
+int
+mk_a2a_trace_batch(const struct mk_a2a_trace *tr)
+{
+	size_t step = (size_t)tr->R * (size_t)tr->T * (size_t)tr->K *
+	    (size_t)tr->elem, n;
+
+	if (tr->t != NULL || tr->mapped == NULL || tr->S < PROBE_MIN_STEPS ||
+	    step == 0)
+		return 1;
+	n = BATCH_BYTES / step;
+	return n < 1 ? 1 : n > MK_A2A_MAX_STEPS ? MK_A2A_MAX_STEPS : (int)n;
+}
+
 int
 mk_a2a_trace_next_steps(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
     int nmax, struct mk_err *e)

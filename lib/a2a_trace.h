@@ -77,6 +77,12 @@ int	mk_a2a_trace_next(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 int	mk_a2a_trace_next_steps(struct mk_a2a_trace *tr,
 	    struct mk_a2a_step *st, int nmax, struct mk_err *e);
 
+/*
+ * The most steps worth asking mk_a2a_trace_next_steps for (1 to
+ * MK_A2A_MAX_STEPS), to size the groups they are laid out into.
+ */
+int	mk_a2a_trace_batch(const struct mk_a2a_trace *tr);
+
 void	mk_a2a_trace_close(struct mk_a2a_trace *tr);
 
 /*
