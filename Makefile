@@ -1,8 +1,8 @@
 # moekit - Unix filters for Mixture-of-Experts serving.
 #
 #   make demo     build, then run a real pipeline over testdata/
-#   make check    build, then run every test (unit, CLI, fuzz replay,
-#                 numpy interop, man page examples, lint)
+#   make check    build, then run every test (include layers, unit, CLI,
+#                 fuzz replay, numpy interop, man page examples, lint)
 #   make check SANITIZE=address,undefined   the same, sanitized (build/san/)
 #   make asan | ubsan                       shorthands for the above
 #   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each
@@ -54,7 +54,7 @@ ISA_AVX2   = -mavx2 -mfma -mf16c
 ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
 GENERIC_VEC = -ftree-vectorize -fvect-cost-model=dynamic
 
-LIB_SRC = $(wildcard lib/*.c)
+LIB_SRC = $(wildcard lib/*/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB     = $(BUILD)/libmoekit.a
 BINS    = $(TOOLS:%=$(BUILD)/bin/%)
@@ -64,8 +64,8 @@ UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 FUZZ_TARGETS = npy csv
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
-	check-interop check-examples check-isa asan ubsan fuzz lint install \
-	clean
+	check-interop check-examples check-isa check-layers asan ubsan fuzz \
+	lint install clean
 
 all: $(BINS) $(BUILD)/bin/test-unit $(BUILD)/bin/replay
 
@@ -73,9 +73,10 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MK_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Kernel files: lib/*_generic.c for the baseline target (vectorised by the
-# compiler as far as it can, no contraction into FMA so the generic
-# conversions stay exact), lib/*_avx2.c and lib/*_avx512.c with their ISA.
+# Kernel files: lib/*/*_generic.c for the baseline target (vectorised by
+# the compiler as far as it can, no contraction into FMA so the generic
+# conversions stay exact), lib/*/*_avx2.c and lib/*/*_avx512.c with their
+# ISA.  (The % of these rules spans the layer folder.)
 $(BUILD)/obj/lib/%_generic.o: lib/%_generic.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MK_CFLAGS) $(GENERIC_VEC) -ffp-contract=off -MMD -MP -c -o $@ $<
@@ -147,9 +148,14 @@ demo: deps
 # ---------------------------------------------------------------- check
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory check-unit check-cli check-replay \
-		check-interop check-examples lint
+	@$(MAKE) --no-print-directory check-layers check-unit check-cli \
+		check-replay check-interop check-examples lint
 	@echo "make check: all tests passed ($(BUILD))"
+
+# lib/'s folders include only the layers below them (README, "Layout").
+check-layers:
+	sh tests/layers/check.sh
+	sh tests/layers/planted.sh
 
 check-unit: all
 	$(BUILD)/bin/test-unit

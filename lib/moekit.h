@@ -10,15 +10,16 @@
 #ifndef MOEKIT_H
 #define MOEKIT_H
 
-#include "errmsg.h"
-#include "dtype.h"
-#include "tensor.h"
-#include "npy.h"
-#include "csvio.h"
-#include "stream.h"
-#include "cpu.h"
-#include "kern.h"
-#include "io.h"
-#include "cli.h"
+#include "base/errmsg.h"
+#include "base/dtype.h"
+#include "base/threads.h"
+#include "tensor/tensor.h"
+#include "tensor/npy.h"
+#include "tensor/csvio.h"
+#include "tensor/stream.h"
+#include "simd/cpu.h"
+#include "simd/kern.h"
+#include "cli/io.h"
+#include "cli/cli.h"
 
 #endif

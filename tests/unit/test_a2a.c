@@ -10,11 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
-#include "a2a.h"
+#include "a2a/a2a.h"
 #include "util.h"
 
 static const int64_t ex[4][6][2] = {
@@ -35,7 +32,7 @@ test_worked_example(void)
 	static const int32_t rcp[8] = { 0, 1, 0, 1, 0, 2, 0, 1 };
 	static const int32_t src[10] = { 0, 4, 1, 4, 0, 2, 4, 0, 3, 4 };
 	static const int32_t ntpe0[8] = { 1, 2, 2, 2, 1, 1, 1, 1 };
-	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0 };
+	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0, 1 };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
 	struct mk_a2a_rank r;
@@ -151,7 +148,7 @@ test_config_rules(void)
 static int
 invariants(int R, int E, int K, int C, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0 };
+	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0, 1 };
 	struct rng rg = { seed };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
@@ -254,7 +251,7 @@ static void
 test_bad_ids(void)
 {
 	static const int64_t ids[2][2] = { { 0, 9 }, { 1, 2 } };
-	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0 };
+	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0, 1 };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
 	struct mk_err e;
@@ -287,7 +284,7 @@ test_bad_ids(void)
 static int
 pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0 };
+	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0, 1 };
 	struct rng rg = { seed };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g[2];
@@ -312,20 +309,13 @@ pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 	if (bad)
 		ids[R - 1][s.T[R - 1] * K - 1] = E + 5;
 	for (i = 0; i < 2; i++) {
-#ifdef _OPENMP
 		/* pieces follow the threads when the group is allocated */
-		omp_set_num_threads(i == 0 ? 1 : 256);
-#endif
+		c.threads = i == 0 ? 1 : 256;
 		CU_ASSERT_FATAL(mk_a2a_group_alloc(&g[i], &c) == 0);
-#ifdef _OPENMP
-		omp_set_num_threads(i == 0 ? 1 : 4);
-#endif
+		c.threads = i == 0 ? 1 : 4;
 		rc[i] = mk_a2a_layout(&c, &s, &g[i], "", &e[i]);
 	}
-#ifdef _OPENMP
-	omp_set_num_threads(omp_get_num_procs());
 	CU_ASSERT(g[1].pieces > 1);
-#endif
 	diff += rc[0] != rc[1] || rc[0] != -bad;
 	if (bad)
 		diff += strcmp(e[0].msg, e[1].msg) != 0;

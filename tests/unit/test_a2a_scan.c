@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a.h"
-#include "a2a_scan.h"
-#include "kern.h"
+#include "a2a/a2a.h"
+#include "a2a/a2a_scan.h"
+#include "simd/kern.h"
 #include "util.h"
 
 /* The reference: one token at a time, a boolean per rank and node. */

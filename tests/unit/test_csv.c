@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
+#include "base/half.h"
 #include "util.h"
 
 static void

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "assign.h"
-#include "eplb.h"
-#include "eplb_impl.h"
+#include "eplb/assign.h"
+#include "eplb/eplb.h"
+#include "eplb/eplb_impl.h"
 #include "util.h"
 
 static const double readme[2][12] = {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
+#include "base/half.h"
 #include "util.h"
 
 #define POISON16	0xA5A5

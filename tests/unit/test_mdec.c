@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "half.h"
-#include "mdec.h"
+#include "base/half.h"
+#include "mdec/mdec.h"
 #include "util.h"
 
 struct shape {

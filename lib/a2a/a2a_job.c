@@ -1,0 +1,247 @@
+/* a2a_job.c - one pass of a2a-layout over a trace; see a2a_job.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a/a2a_job.h"
+#include "a2a/a2a_phys.h"
+#include "base/threads.h"
+
+struct mk_a2a_job {
+	struct mk_a2a_job_opts	 o;
+	struct mk_a2a_cfg	 c;
+	struct mk_a2a_trace	*tr;
+	struct mk_a2a_trace_shape sh;
+	struct mk_a2a_phys	 map;		/* with a plan */
+	int32_t			**pbuf;		/* [R] its physical ids */
+	int			 nbmax;		/* steps laid out at once */
+	struct mk_a2a_step	 st[MK_A2A_MAX_STEPS], ph;
+	struct mk_a2a_group	 g[MK_A2A_MAX_STEPS];
+	int			 nb, b;		/* the batch; the next of it */
+	int			 step;		/* the batch's first step */
+	int64_t			*rows;		/* [R] */
+	struct mk_a2a_rank	 pr;
+	struct mk_a2a_tally	 tally;
+};
+
+/*
+ * The options that need the trace's shape, as DeepEP and the outputs'
+ * rules have them (usage errors).
+ */
+static int
+check(struct mk_a2a_job *j, struct mk_err *e)
+{
+	const struct mk_a2a_job_opts *o = &j->o;
+	struct mk_a2a_cfg *c = &j->c;
+	struct mk_a2a_dcfg d, cb;
+	int r;
+
+	if (mk_a2a_config(c, e) < 0 ||
+	    (r = mk_a2a_configs(o->sizing, c->R, &d, &cb, e)) < 0)
+		return -1;
+	if (r > 0 && o->report)
+		return mk_err_usage(e, "%d ranks: DeepEP has no default config; "
+		    "give --config", c->R);
+	if (o->max_tokens > 0 && c->style == MK_A2A_DEEPEP && c->K > 11)
+		return mk_err_usage(e, "--max-tokens: top-%d routing; DeepEP's "
+		    "low-latency kernels need K <= 11", c->K);
+	if (o->rank >= c->R)
+		return mk_err_usage(e, "--rank %d: the trace has %d ranks",
+		    o->rank, c->R);
+	if (o->rank >= 0 && j->sh.stepped && o->step < 0)
+		return mk_err_usage(e, "--rank on a trace of %d steps needs "
+		    "--step", j->sh.S);
+	if (o->step >= 0 && (!j->sh.stepped || o->step >= j->sh.S))
+		return mk_err_usage(e, "--step %d: the trace has %d steps",
+		    o->step, j->sh.stepped ? j->sh.S : 0);
+	return 0;
+}
+
+/* Buffers of the plan's mapping: a step's physical ids, rank by rank. */
+static int
+open_plan(struct mk_a2a_job *j, struct mk_err *e)
+{
+	const struct mk_a2a_job_opts *o = &j->o;
+	int r;
+
+	if (mk_a2a_phys_init(&j->map, o->plan, o->plan_slots, o->plan_experts,
+	    o->plan_name, e) < 0)
+		return -1;
+	j->c.E = o->plan_slots;
+	if ((j->pbuf = calloc((size_t)j->sh.R, sizeof(*j->pbuf))) == NULL)
+		return mk_err_data(e, "out of memory");
+	for (r = 0; r < j->sh.R; r++)
+		if ((j->pbuf[r] = malloc(sizeof(int32_t) * ((size_t)j->sh.max_T *
+		    (size_t)j->sh.K + 1))) == NULL)
+			return mk_err_data(e, "out of memory");
+	return 0;
+}
+
+/*
+ * The layout runs on one thread below a few milliseconds of ids (about
+ * 64 MiB at the counting's pace), else on all (base/threads.h).
+ */
+static int
+threads(const struct mk_a2a_trace_shape *sh)
+{
+	double bytes = (double)(sh->S > 0 ? sh->S : 1) * sh->R *
+	    (double)sh->max_T * sh->K * sh->elem;
+
+	return mk_threads_for(bytes / 13e6);
+}
+
+static int
+job_open(struct mk_a2a_job *j, struct mk_src *s, struct mk_err *e)
+{
+	int b;
+
+	if ((j->tr = mk_a2a_trace_open(s, j->o.R, e)) == NULL)
+		return -1;
+	j->sh = mk_a2a_trace_shape(j->tr);
+	j->c.R = j->sh.R;
+	j->c.K = j->sh.K;
+	j->c.threads = threads(&j->sh);
+	if (j->o.plan != NULL && open_plan(j, e) < 0)
+		return -1;
+	if (check(j, e) < 0)
+		return -1;
+	/* several steps of a file read in place; the mapping goes by one */
+	j->nbmax = j->o.plan == NULL ? mk_a2a_trace_batch(j->tr) : 1;
+	for (b = 0; b < j->nbmax; b++)
+		if (mk_a2a_group_alloc(&j->g[b], &j->c) < 0)
+			return mk_err_data(e, "out of memory");
+	if ((j->rows = calloc((size_t)j->c.R, sizeof(int64_t))) == NULL)
+		return mk_err_data(e, "out of memory");
+	return 0;
+}
+
+struct mk_a2a_job *
+mk_a2a_job_open(const struct mk_a2a_job_opts *o, struct mk_src *s,
+    struct mk_err *e)
+{
+	struct mk_a2a_job *j;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
+		mk_err_data(e, "out of memory");
+		return NULL;
+	}
+	j->o = *o;
+	j->c = o->cfg;
+	if (job_open(j, s, e) < 0) {
+		mk_a2a_job_close(j);
+		return NULL;
+	}
+	return j;
+}
+
+const struct mk_a2a_cfg *
+mk_a2a_job_cfg(const struct mk_a2a_job *j)
+{
+	return &j->c;
+}
+
+struct mk_a2a_trace_shape
+mk_a2a_job_shape(const struct mk_a2a_job *j)
+{
+	return j->sh;
+}
+
+/* The next batch of steps, laid out.  Returns its size, 0, or -1. */
+static int
+next_batch(struct mk_a2a_job *j, struct mk_err *e)
+{
+	char where[MK_A2A_MAX_STEPS][64];
+	const char *wherev[MK_A2A_MAX_STEPS];
+	int b, nb;
+
+	j->step += j->nb;
+	j->nb = j->b = 0;
+	if ((nb = mk_a2a_trace_next_steps(j->tr, j->st, j->nbmax, e)) <= 0)
+		return nb;
+	for (b = 0; b < nb; b++) {
+		snprintf(where[b], sizeof(where[b]), j->sh.stepped ?
+		    "step %d" : "", j->step + b);
+		wherev[b] = where[b];
+	}
+	/* the mapping reads every rank first */
+	if (j->o.plan != NULL && (mk_a2a_step_load(&j->st[0], j->c.threads,
+	    e) < 0 || mk_a2a_phys_map(&j->map, &j->st[0], &j->ph, j->pbuf,
+	    j->c.lenient, where[0], e) < 0))
+		return -1;
+	if (mk_a2a_layout_steps(&j->c, j->o.plan ? &j->ph : j->st, j->g, nb,
+	    wherev, e) < 0)
+		return -1;
+	return j->nb = nb;
+}
+
+int
+mk_a2a_job_next(struct mk_a2a_job *j, struct mk_a2a_view *v,
+    struct mk_err *e)
+{
+	const struct mk_a2a_group *g;
+	int64_t most;
+	int b, r, k, nb;
+
+	if (j->b == j->nb && (nb = next_batch(j, e)) <= 0)
+		return nb;
+	b = j->b++;
+	k = j->step + b;
+	g = &j->g[b];
+	/*
+	 * Triton-distributed's output buffer persists across steps and grows
+	 * when the largest receiver needs more rows; every rank allocates the
+	 * same.
+	 */
+	for (r = 0, most = 0; r < j->c.R; r++)
+		if (g->recv_rows[r] > most)
+			most = g->recv_rows[r];
+	j->rows[0] = mk_a2a_triton_rows(j->rows[0], j->o.max_tokens > 0 ?
+	    j->o.max_tokens : j->sh.max_T, j->c.K, most);
+	for (r = 1; r < j->c.R; r++)
+		j->rows[r] = j->rows[0];
+	mk_a2a_tally_step(&j->tally, &j->c, g, k, j->rows[0]);
+	memset(v, 0, sizeof(*v));
+	v->step = k;
+	v->g = g;
+	v->rows = j->rows;
+	if (j->o.rank >= 0 && (!j->sh.stepped || k == j->o.step)) {
+		mk_a2a_rank_free(&j->pr);
+		if (mk_a2a_rank(&j->c, j->o.plan ? &j->ph : &j->st[b], g,
+		    j->o.rank, &j->pr, e) < 0)
+			return -1;
+		v->pr = &j->pr;
+	}
+	return 1;
+}
+
+const struct mk_a2a_tally *
+mk_a2a_job_tally(const struct mk_a2a_job *j)
+{
+	return &j->tally;
+}
+
+char *
+mk_a2a_job_describe(const struct mk_a2a_job *j, char *buf, size_t size)
+{
+	return mk_a2a_trace_describe(j->tr, buf, size);
+}
+
+void
+mk_a2a_job_close(struct mk_a2a_job *j)
+{
+	int b, r;
+
+	if (j == NULL)
+		return;
+	mk_a2a_rank_free(&j->pr);
+	for (b = 0; b < MK_A2A_MAX_STEPS; b++)
+		mk_a2a_group_free(&j->g[b]);
+	if (j->pbuf != NULL)
+		for (r = 0; r < j->sh.R; r++)
+			free(j->pbuf[r]);
+	free(j->pbuf);
+	mk_a2a_phys_free(&j->map);
+	mk_a2a_trace_close(j->tr);
+	free(j->rows);
+	free(j);
+}

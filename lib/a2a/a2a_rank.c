@@ -1,0 +1,285 @@
+/*
+ * a2a_rank.c - what one rank sees per token: DeepEP's is_token_in_rank,
+ * send heads, receive rows (recv_src_idx, recv_topk_idx, SourceMeta) and
+ * forwarder heads; Triton-distributed's scatter indices and send
+ * requests.  See a2a.h and a2a-notes §4-§5, §9.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a/a2a.h"
+
+#define TILE	256	/* Triton-distributed's send-request BLOCK_SIZE */
+
+void
+mk_a2a_rank_free(struct mk_a2a_rank *o)
+{
+	free(o->in_rank);
+	free(o->send_head);
+	free(o->recv_src_idx);
+	free(o->recv_topk);
+	free(o->recv_chan_prefix);
+	free(o->recv_rdma_chan_prefix);
+	free(o->recv_src_meta);
+	free(o->send_nvl_head);
+	free(o->scatter_idx);
+	free(o->send_reqs);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Does token t of src go to rank d?  (Any slot with an expert of d.) */
+static inline int
+goes_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+    int64_t t, int d)
+{
+	int64_t x, epr = c->E / c->R;
+	int j;
+
+	for (j = 0; j < c->K; j++) {
+		x = mk_a2a_id(s, src, t, j);
+		if (x >= 0 && x < c->E && x / epr == d)
+			return 1;
+	}
+	return 0;
+}
+
+/* The destination ranks of token t of src as a bitset. */
+static void
+token_mask(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+    int64_t t, uint64_t *mask)
+{
+	int64_t x, epr = c->E / c->R;
+	int j, d;
+
+	memset(mask, 0, sizeof(uint64_t) * MK_A2A_MASK_WORDS);
+	for (j = 0; j < c->K; j++) {
+		x = mk_a2a_id(s, src, t, j);
+		if (x >= 0 && x < c->E) {
+			d = (int)(x / epr);
+			mask[d >> 6] |= (uint64_t)1 << (d & 63);
+		}
+	}
+}
+
+static inline int
+bit(const uint64_t *m, int d)
+{
+	return (int)(m[d >> 6] >> (d & 63) & 1);
+}
+
+/* The 8 NVL bits of node D in a rank mask. */
+static inline int
+node_bits(const uint64_t *m, int D)
+{
+	int d0 = D * MK_A2A_NVL;
+
+	return (int)(m[d0 >> 6] >> (d0 & 63) & 0xff);
+}
+
+static int64_t
+chan_per(int64_t T, int C)
+{
+	return T > 0 ? (T + C - 1) / C : 1;
+}
+
+/* Sender side: is_token_in_rank and the send heads of rank r. */
+static void
+sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
+    struct mk_a2a_rank *o)
+{
+	int R = c->R, inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int64_t T = s->T[r], per = chan_per(T, c->C), t, k[MK_A2A_MAX_RANKS];
+	uint64_t m[MK_A2A_MASK_WORDS];
+	int d, D, w = inter ? RR : R;
+
+	for (t = 0; t < T; t++) {
+		if (t % per == 0)	/* a new channel: queues restart */
+			memset(k, 0, sizeof(k));
+		token_mask(c, s, r, t, m);
+		for (d = 0; d < R; d++)
+			o->in_rank[t * R + d] = (uint8_t)bit(m, d);
+		for (D = 0; D < w; D++) {
+			int in = inter ? node_bits(m, D) != 0 : bit(m, D);
+			o->send_head[t * w + D] = in ? (int32_t)k[D]++ : -1;
+		}
+	}
+}
+
+/*
+ * Receiver side of rank r: rows in (source rank, source token) order,
+ * with their source token, local topk ids and (internode) SourceMeta.
+ */
+static void
+receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o)
+{
+	int R = c->R, C = c->C, K = c->K, inter = R > MK_A2A_NVL, src, j, ch;
+	int64_t epr = c->E / R, row = 0, t, x;
+	int32_t *cp;
+	uint64_t m[MK_A2A_MASK_WORDS];
+
+	for (src = 0; src < R; src++) {
+		for (t = 0; t < s->T[src]; t++) {
+			token_mask(c, s, src, t, m);
+			if (!bit(m, r))
+				continue;
+			o->recv_src_idx[row] = (int32_t)t;
+			for (j = 0; j < K; j++) {
+				x = mk_a2a_id(s, src, t, j);
+				o->recv_topk[row * K + j] = x >= r * epr &&
+				    x < (r + 1) * epr && x < c->E ? x - r * epr :
+				    -1;
+			}
+			if (inter) {
+				o->recv_src_meta[row * 2] = src / MK_A2A_NVL;
+				o->recv_src_meta[row * 2 + 1] =
+				    node_bits(m, r / MK_A2A_NVL);
+			}
+			row++;
+		}
+		/* where each channel of src starts among r's rows */
+		cp = g->chan_prefix + ((size_t)src * R + (size_t)r) * C;
+		for (ch = 0; ch < C; ch++) {
+			int32_t start = ch ? cp[ch - 1] : 0;
+			if (inter && src > 0)
+				start += g->recv_rank_prefix[(size_t)r * R +
+				    src - 1];
+			o->recv_chan_prefix[(size_t)src * C + ch] = start;
+		}
+	}
+}
+
+/*
+ * Internode: rank r = (D, n) as forwarder.  Its RDMA rows come from the
+ * same-index rank (S, n) of every node S, channel by channel; for each row
+ * and each NVL peer j', the index of the token among that (S, channel)
+ * stream's tokens bound for (D, j'), else -1.
+ */
+static void
+forwarder(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o)
+{
+	int R = c->R, C = c->C, RR = R / MK_A2A_NVL, D = r / MK_A2A_NVL;
+	int n = r % MK_A2A_NVL, S, src, j, bits, ch;
+	int64_t row = 0, t, per, k[MK_A2A_NVL];
+	uint64_t m[MK_A2A_MASK_WORDS];
+
+	for (S = 0; S < RR; S++) {
+		src = S * MK_A2A_NVL + n;
+		per = chan_per(s->T[src], C);
+		for (t = 0; t < s->T[src]; t++) {
+			if (t % per == 0)
+				memset(k, 0, sizeof(k));
+			token_mask(c, s, src, t, m);
+			if ((bits = node_bits(m, D)) == 0)
+				continue;
+			for (j = 0; j < MK_A2A_NVL; j++)
+				o->send_nvl_head[row * MK_A2A_NVL + j] =
+				    bits >> j & 1 ? (int32_t)k[j]++ : -1;
+			row++;
+		}
+		/* the source node's channels, inclusive and relative */
+		for (ch = 0; ch < C; ch++)
+			o->recv_rdma_chan_prefix[(size_t)S * C + ch] =
+			    g->rdma_chan_prefix[((size_t)src * RR + D) * C + ch];
+	}
+}
+
+/* Triton-distributed: scatter indices and inter-node send requests. */
+static void
+triton(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
+    int32_t *seen)
+{
+	int R = c->R, E = c->E, K = c->K, epr = E / R, j, n, nodes, me;
+	int64_t T = s->T[r], t, x, tile, start, col;
+	int sent;
+
+	memset(seen, 0, sizeof(int32_t) * (size_t)E);
+	for (t = 0; t < T; t++)
+		for (j = 0; j < K; j++) {
+			x = mk_a2a_id(s, r, t, j);
+			if (x < 0 || x >= E) {
+				o->scatter_idx[t * K + j] = -1;
+				continue;
+			}
+			/* offset of (dest, local expert, source r), plus the
+			 * earlier slots of r for the same expert */
+			o->scatter_idx[t * K + j] = g->recv_offset[((size_t)(x /
+			    epr) * epr + (size_t)(x % epr)) * R + r] +
+			    seen[x]++;
+		}
+	nodes = R / c->local;
+	me = r / c->local;
+	for (n = 0; n < nodes; n++) {
+		for (t = 0; t < 2 * T; t++)
+			o->send_reqs[(size_t)n * 2 * T + t] = -1;
+		if (n == me)
+			continue;
+		for (tile = 0; tile < T; tile += TILE) {
+			col = tile;
+			start = -1;
+			for (t = tile; t <= tile + TILE && t <= T; t++) {
+				sent = 0;
+				if (t < tile + TILE && t < T)
+					for (j = 0; j < K && !sent; j++) {
+						x = mk_a2a_id(s, r, t, j);
+						sent = x >= 0 && x < E &&
+						    x / (epr * c->local) == n;
+					}
+				if (sent && start < 0)
+					start = t;
+				if (!sent && start >= 0) {
+					o->send_reqs[(size_t)n * 2 * T + col] =
+					    (int32_t)start;
+					o->send_reqs[((size_t)n * 2 + 1) * T +
+					    col] = (int32_t)t;
+					col++;
+					start = -1;
+				}
+			}
+		}
+	}
+}
+
+int
+mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
+    struct mk_err *e)
+{
+	int R = c->R, inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	size_t T = (size_t)s->T[r], N, Nr, w = inter ? (size_t)RR : (size_t)R;
+	int32_t *seen;
+
+	memset(o, 0, sizeof(*o));
+	o->r = r;
+	o->T = s->T[r];
+	o->N = N = (size_t)g->recv_tokens[r];
+	o->Nrdma = Nr = inter ? (size_t)g->rdma_recv_tokens[r] : 0;
+	o->in_rank = calloc(T * (size_t)R + 1, 1);
+	o->send_head = calloc(T * w + 1, 4);
+	o->recv_src_idx = calloc(N + 1, 4);
+	o->recv_topk = calloc(N * (size_t)c->K + 1, 8);
+	o->recv_chan_prefix = calloc((size_t)R * (size_t)c->C, 4);
+	o->recv_rdma_chan_prefix = calloc((size_t)RR * (size_t)c->C, 4);
+	o->recv_src_meta = calloc(N * 2 + 1, 4);
+	o->send_nvl_head = calloc(Nr * MK_A2A_NVL + 1, 4);
+	o->scatter_idx = calloc(T * (size_t)c->K + 1, 4);
+	o->send_reqs = calloc((size_t)(R / c->local) * 2 * T + 1, 4);
+	seen = calloc((size_t)c->E, 4);
+	if (!o->in_rank || !o->send_head || !o->recv_src_idx ||
+	    !o->recv_topk || !o->recv_chan_prefix || !o->recv_rdma_chan_prefix
+	    || !o->recv_src_meta || !o->send_nvl_head || !o->scatter_idx ||
+	    !o->send_reqs || !seen) {
+		free(seen);
+		mk_a2a_rank_free(o);
+		return mk_err_data(e, "out of memory for rank %d", r);
+	}
+	sender(c, s, r, o);
+	receiver(c, s, g, r, o);
+	if (inter)
+		forwarder(c, s, g, r, o);
+	triton(c, s, g, r, o, seen);
+	free(seen);
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* a2a_report.c - the buffer-size report; see a2a_report.h. */
+#include "a2a/a2a_report.h"
+
+void
+mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
+    const struct mk_a2a_group *g, int step, int64_t rows)
+{
+	int r;
+
+	for (r = 0; r < c->R; r++) {
+		t->sum_recv += g->recv_tokens[r];
+		if (g->recv_tokens[r] > t->max_recv) {
+			t->max_recv = g->recv_tokens[r];
+			t->max_rank = r;
+			t->max_step = step;
+		}
+		if (g->recv_rows[r] > t->max_rows)
+			t->max_rows = g->recv_rows[r];
+	}
+	t->rows = rows;
+	t->steps++;
+}
+
+int
+mk_a2a_configs(const struct mk_a2a_sizing *sz, int R,
+    struct mk_a2a_dcfg *d, struct mk_a2a_dcfg *cb, struct mk_err *e)
+{
+	if (sz->has_config)
+		*d = *cb = sz->dcfg;
+	else if (mk_a2a_deepep_config(R, sz->num_sms, d, cb) < 0)
+		return 1;
+	if (mk_a2a_config_check(d, e) < 0 || mk_a2a_config_check(cb, e) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+row(FILE *fp, const char *q, uint64_t bytes)
+{
+	fprintf(fp, "%s,%llu,%.2f\n", q, (unsigned long long)bytes,
+	    (double)bytes / 1048576.0);
+}
+
+static void
+count_row(FILE *fp, const char *q, long long v)
+{
+	fprintf(fp, "%s,%lld,\n", q, v);
+}
+
+/* The bytes DeepEP's kernels assert on, intranode or internode. */
+static void
+needs(FILE *fp, const struct mk_a2a_sizing *sz, const struct mk_a2a_cfg *c,
+    const struct mk_a2a_dcfg *d, const struct mk_a2a_dcfg *cb)
+{
+	uint64_t xb = (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2), v;
+	uint64_t bf16 = (uint64_t)sz->hidden * 2;
+	int R = c->R, scales = sz->fp8 ? (int)(sz->hidden / 128) : 0;
+
+	if (R <= MK_A2A_NVL) {
+		row(fp, "intranode.notify_need", (uint64_t)R * (uint64_t)(R +
+		    c->E / R) * 4);
+		row(fp, "intranode.dispatch_need", mk_a2a_intra_dispatch_need(d,
+		    R, xb, c->K, scales));
+		row(fp, "intranode.combine_need", mk_a2a_intra_combine_need(cb,
+		    R, bf16, c->K));
+		return;
+	}
+	v = mk_a2a_bytes_per_token(xb, scales, c->K, c->K);
+	row(fp, "internode.bytes_per_token.dispatch", v);
+	row(fp, "internode.rdma_need.dispatch", mk_a2a_inter_rdma_need(d, R,
+	    v));
+	row(fp, "internode.nvl_need.dispatch", mk_a2a_inter_nvl_need(d, R, v));
+	v = mk_a2a_bytes_per_token(bf16, 0, 0, c->K);
+	row(fp, "internode.bytes_per_token.combine", v);
+	row(fp, "internode.rdma_need.combine", mk_a2a_inter_rdma_need(cb, R,
+	    v));
+	row(fp, "internode.nvl_need.combine", mk_a2a_inter_nvl_need(cb, R, v));
+}
+
+/* The trace's worst case. */
+static void
+trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	uint64_t xb = (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2);
+	double n = (double)t->steps * c->R;
+
+	count_row(fp, "trace.steps", t->steps);
+	count_row(fp, "trace.max_recv_tokens", t->max_recv);
+	fprintf(fp, "trace.mean_recv_tokens,%.1f,\n", t->sum_recv /
+	    (n > 0 ? n : 1));
+	count_row(fp, "trace.max_recv_rank", t->max_rank);
+	count_row(fp, "trace.max_recv_step", t->max_step);
+	count_row(fp, "trace.num_worst_tokens", t->max_recv);
+	row(fp, "trace.recv_x_bytes", (uint64_t)t->max_recv * xb);
+	count_row(fp, "trace.triton_recv_rows", t->max_rows);
+	count_row(fp, "trace.triton_output_rows", t->rows);
+}
+
+int
+mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t,
+    struct mk_err *e)
+{
+	struct mk_a2a_dcfg d, cb;
+	uint64_t h = (uint64_t)sz->hidden_bytes, nvl[2], rdma[2], ll = 0;
+	uint64_t rec_nvl, rec_rdma;
+	int R = c->R, r;
+
+	if ((r = mk_a2a_configs(sz, R, &d, &cb, e)) != 0)
+		return r < 0 ? -1 : mk_err_usage(e, "%d ranks: DeepEP has no "
+		    "default config; give --config", R);
+	fprintf(fp, "quantity,bytes,mib\n");
+	fprintf(fp, "# R=%d (%s), E=%d, K=%d, num_sms=%d (%d channels), "
+	    "hidden=%lld, %s, hidden_bytes=%llu, dispatch config %d,%d,%d,%d, "
+	    "combine config %d,%d,%d,%d\n", R, R > MK_A2A_NVL ? "internode" :
+	    "intranode", c->E, c->K, sz->num_sms, c->C, (long long)sz->hidden,
+	    sz->fp8 ? "fp8" : "bf16", (unsigned long long)h, d.nvl_send,
+	    d.nvl_recv, d.rdma_send, d.rdma_recv, cb.nvl_send, cb.nvl_recv,
+	    cb.rdma_send, cb.rdma_recv);
+	nvl[0] = mk_a2a_nvl_hint(&d, h, R);
+	nvl[1] = mk_a2a_nvl_hint(&cb, h, R);
+	rdma[0] = mk_a2a_rdma_hint(&d, h, R);
+	rdma[1] = mk_a2a_rdma_hint(&cb, h, R);
+	row(fp, "nvl_buffer_size_hint.dispatch", nvl[0]);
+	row(fp, "nvl_buffer_size_hint.combine", nvl[1]);
+	row(fp, "rdma_buffer_size_hint.dispatch", rdma[0]);
+	row(fp, "rdma_buffer_size_hint.combine", rdma[1]);
+	needs(fp, sz, c, &d, &cb);
+	rec_nvl = nvl[0] > nvl[1] ? nvl[0] : nvl[1];
+	rec_rdma = rdma[0] > rdma[1] ? rdma[0] : rdma[1];
+	if (sz->max_tokens > 0) {
+		ll = mk_a2a_ll_hint((uint64_t)sz->max_tokens,
+		    (uint64_t)sz->hidden, c->E);
+		row(fp, "low_latency_rdma_size_hint", ll);
+		if (ll > rec_rdma)
+			rec_rdma = ll;
+	}
+	row(fp, "recommended_num_nvl_bytes", rec_nvl);
+	row(fp, "recommended_num_rdma_bytes", rec_rdma);
+	row(fp, "deepep_buffer_cap", MK_A2A_BYTES_CAP);
+	trace_rows(fp, sz, c, t);
+	/* DeepEP asserts bytes / 16 < INT_MAX: flag what would fail */
+	if (ll >= MK_A2A_BYTES_CAP)
+		fprintf(fp, "# low_latency_rdma_size_hint is over the 32 GiB "
+		    "cap (DeepEP asserts bytes / 16 < INT_MAX): lower "
+		    "--max-tokens\n");
+	if (rec_nvl >= MK_A2A_BYTES_CAP)
+		fprintf(fp, "# recommended_num_nvl_bytes is over the 32 GiB "
+		    "cap\n");
+	if (rec_rdma >= MK_A2A_BYTES_CAP && rec_rdma != ll)
+		fprintf(fp, "# recommended_num_rdma_bytes is over the 32 GiB "
+		    "cap\n");
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* threads.c - the thread count of parallel passes; see threads.h. */
+#include <unistd.h>
+
+#include "base/threads.h"
+
+static int given;	/* --threads N, or 0 */
+
+void
+mk_threads_set(int n)
+{
+	given = n > 0 ? (n > 1024 ? 1024 : n) : 0;
+}
+
+int
+mk_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+int
+mk_threads_max(void)
+{
+	return given > 0 ? given : mk_online_cpus();
+}
+
+int
+mk_threads_for(double ms)
+{
+	if (given > 0)
+		return given;
+	return ms < MK_THREADS_MIN_MS ? 1 : mk_online_cpus();
+}

@@ -1,0 +1,440 @@
+/* cli.c - shared option handling and start-up; see cli.h. */
+#include <err.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/threads.h"
+#include "cli/cli.h"
+#include "simd/cpu.h"
+#include "simd/kern.h"
+
+#ifndef MK_VERSION
+#define MK_VERSION "0.0.0"
+#endif
+
+const char *
+mk_progname(void)
+{
+	return program_invocation_short_name;
+}
+
+void
+mk_init(int argc, char **argv)
+{
+	struct mk_err e;
+	int i;
+
+	if (argc == 2 && strcmp(argv[1], "--isa-list") == 0) {
+		for (i = 0; i < MK_NISA; i++)
+			if (mk_isa_supported((enum mk_isa)i))
+				printf("%s\n", mk_isa_name((enum mk_isa)i));
+		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+	}
+	if (mk_kern_init(&e) < 0)
+		errx(e.status, "%s", e.msg);
+}
+
+void
+mk_common_args(struct mk_common *c, int flags)
+{
+	memset(c, 0, sizeof(*c));
+	if (flags & MK_OPT_FORMAT)
+		c->format = arg_str0("f", "format", "csv|npy",
+		    "output format (default: the input's)");
+	if (flags & MK_OPT_EMIT)
+		c->emit = arg_str0(NULL, "emit", "NAME[,NAME...]",
+		    "outputs to write, in this order (default: all)");
+	if (flags & MK_OPT_OUTPUT)
+		c->output = arg_file0("o", "output", "FILE",
+		    "write to FILE, atomically (default: stdout)");
+	if (flags & MK_OPT_THREADS)
+		c->threads = arg_str0(NULL, "threads", "N",
+		    "threads to use (default: all online CPUs)");
+	c->verbose = arg_litn(flags & MK_OPT_NO_SHORT_V ? NULL : "v", "verbose",
+	    0, 3,
+	    "say on stderr which kernel path runs (-vv: each kernel)");
+	c->help = arg_lit0("h", "help", "print this help and exit");
+	c->version = arg_lit0("V", "version", "print the version and exit");
+}
+
+void
+mk_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", mk_progname());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(MK_EXIT_USAGE);
+}
+
+int
+mk_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,
+    const char *what, struct mk_err *e)
+{
+	const char *d = s + (*s == '-' || *s == '+');
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*d < '0' || *d > '9' || *end != '\0')
+		return mk_err_usage(e, "%s: '%s' is not an integer", what, s);
+	if ((errno == ERANGE && v == LLONG_MIN) || v < min)
+		return mk_err_usage(e, "%s: %s is too small (minimum %lld)",
+		    what, s, (long long)min);
+	if (errno == ERANGE || v > max)
+		return mk_err_usage(e, "%s: %s is too large (maximum %lld)",
+		    what, s, (long long)max);
+	*out = v;
+	return 0;
+}
+
+int64_t
+mk_opt_int(const char *s, int64_t min, int64_t max, const char *what)
+{
+	struct mk_err e;
+	int64_t v;
+
+	if (mk_parse_int(s, min, max, &v, what, &e) < 0)
+		mk_usage_error("%s", e.msg);
+	return v;
+}
+
+double
+mk_opt_double(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || !isfinite(v))
+		mk_usage_error("%s: '%s' is not a finite number", what, s);
+	return v;
+}
+
+/* "a, b or c" of names[0..n) into buf. */
+static const char *
+or_list(char *buf, size_t size, const char *const *names, int n)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s",
+		    i == 0 ? "" : i == n - 1 ? " or " : ", ", names[i]);
+	return buf;
+}
+
+int
+mk_opt_choice(const char *v, const char *const *names, int n,
+    const char *opt)
+{
+	char list[512];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0)
+			return i;
+	mk_usage_error("%s: '%s' is not %s", opt, v, or_list(list,
+	    sizeof(list), names, n));
+}
+
+int
+mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
+    const char *what)
+{
+	char buf[512], *tok, *save;
+	int n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		mk_usage_error("%s: list too long", what);
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (n == max_n)
+			mk_usage_error("%s: at most %d values", what, max_n);
+		v[n++] = (int)mk_opt_int(tok, min, max, what);
+	}
+	if (n == 0)
+		mk_usage_error("%s: '%s' is an empty list", what, s);
+	return n;
+}
+
+int64_t
+mk_arg_int(const struct arg_str *a, int64_t min, int64_t max, int64_t def,
+    const char *what)
+{
+	return a->count > 0 ? mk_opt_int(a->sval[0], min, max, what) : def;
+}
+
+int
+mk_arg_choice(const struct arg_str *a, const char *const *names, int n,
+    int def, const char *what)
+{
+	return a->count > 0 ? mk_opt_choice(a->sval[0], names, n, what) : def;
+}
+
+const char *
+mk_arg_file(const struct arg_file *a)
+{
+	return a->count > 0 ? a->filename[0] : NULL;
+}
+
+const char *
+mk_arg_str(const struct arg_str *a)
+{
+	return a->count > 0 ? a->sval[0] : NULL;
+}
+
+int
+mk_opt_isa_list(const char *list, int *isa, const char *what)
+{
+	static const char *const names[MK_NISA] = { "generic", "avx2",
+	    "avx512" };
+	char buf[256], *tok, *save;
+	int i, k, n = 0;
+
+	if (list == NULL) {
+		for (k = 0; k <= (int)mk_kern_isa(); k++)
+			isa[n++] = k;
+		return n;
+	}
+	if (strlen(list) >= sizeof(buf))
+		mk_usage_error("%s: list too long", what);
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		k = mk_opt_choice(tok, names, MK_NISA, what);
+		if (!mk_isa_supported((enum mk_isa)k))
+			mk_usage_error("%s %s: not supported by this CPU "
+			    "(cpu: %s)", what, tok, mk_isa_name(mk_isa_best()));
+		for (i = 0; i < n && isa[i] != k; i++)
+			;
+		if (i == n)
+			isa[n++] = k;
+	}
+	if (n == 0)
+		mk_usage_error("%s: '%s' is an empty list", what, list);
+	return n;
+}
+
+/* Whether input i reads stdin ("-"; the operand also when absent). */
+static int
+reads_stdin(const char *const *paths, int i, int operand)
+{
+	return paths[i] != NULL ? strcmp(paths[i], "-") == 0 : i == operand;
+}
+
+void
+mk_opt_one_stdin(int n, const char *const *paths, const char *const *names,
+    int operand)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (!reads_stdin(paths, i, operand) ||
+			    !reads_stdin(paths, j, operand))
+				continue;
+			if (paths[i] != NULL && paths[j] != NULL)
+				mk_usage_error("%s - and %s -: only one input "
+				    "can be stdin", names[i], names[j]);
+			mk_usage_error("%s - and no %s: only one input can be "
+			    "stdin (give %s)", names[i == operand ? j : i],
+			    names[operand], names[operand]);
+		}
+}
+
+static void
+print_version(void)
+{
+	const struct mk_cpu *c = mk_cpu();
+
+	printf("%s (moekit) %s\n", mk_progname(), MK_VERSION);
+	printf("kernel paths: generic avx2 avx512 (this cpu: %s%s%s)\n",
+	    "generic", c->has_avx2 ? " avx2" : "",
+	    c->has_avx512 ? " avx512" : "");
+	printf("selected: %s\n", mk_isa_name(mk_kern_isa()));
+}
+
+static void
+print_help(void **argtable, const struct mk_usage *u)
+{
+	printf("Usage: %s %s\n", mk_progname(), u->synopsis);
+	printf("%s\n\nOptions:\n", u->purpose);
+	arg_print_glossary(stdout, argtable, "  %-28s %s\n");
+	if (u->epilogue != NULL)
+		printf("\n%s", u->epilogue);
+	printf("\nEnvironment: MOEKIT_ISA=generic|avx2|avx512 forces a "
+	    "lower kernel path.\nExit status: 0 success, 1 bad data or I/O "
+	    "error, 2 usage error.\nSee %s(1).\n", mk_progname());
+}
+
+/* The parsed table, kept reachable and freed at exit (argtable allocates). */
+static void **table;
+static size_t table_len;
+
+static void
+free_table(void)
+{
+	if (table != NULL) {
+		arg_freetable(table, table_len);
+		free(table);
+		table = NULL;
+	}
+}
+
+static void
+keep_table(void **argtable, size_t n)
+{
+	if ((table = malloc(sizeof(void *) * n)) == NULL)
+		errx(MK_EXIT_DATA, "out of memory");
+	memcpy(table, argtable, sizeof(void *) * n);
+	table_len = n;
+	atexit(free_table);
+}
+
+double
+mk_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+void
+mk_cli_parse(int argc, char **argv, void **argtable,
+    const struct mk_common *c, const struct mk_usage *u, struct mk_opts *o)
+{
+	static const char *const formats[] = { "csv", "npy" };
+	struct arg_end *end;
+	char desc[512];
+	int n, i;
+
+	for (i = 0; argtable[i] != NULL; i++)
+		if ((((struct arg_hdr *)argtable[i])->flag & ARG_TERMINATOR))
+			break;
+	end = argtable[i];
+	keep_table(argtable, (size_t)i + 1);
+	if (arg_nullcheck(argtable) != 0)
+		errx(MK_EXIT_DATA, "out of memory");
+	n = arg_parse(argc, argv, argtable);
+	if (c->help->count > 0) {
+		print_help(argtable, u);
+		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+	}
+	if (c->version->count > 0) {
+		print_version();
+		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+	}
+	if (n > 0) {
+		/* One line: the first error argtable found, with a hint. */
+		struct arg_hdr *h = end->parent[0];
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&msg, &len);
+		if (fp != NULL && h != NULL && h->errorfn != NULL) {
+			h->errorfn(h, fp, end->error[0], end->argval[0], "");
+			fclose(fp);
+			while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+				msg[--len] = '\0';
+			mk_usage_error("%s (see %s --help)", msg +
+			    strspn(msg, ": "), mk_progname());
+		}
+		arg_print_errors(stderr, end, mk_progname());
+		exit(MK_EXIT_USAGE);
+	}
+	memset(o, 0, sizeof(*o));
+	o->format = MK_FMT_AUTO;
+	if (c->format != NULL && c->format->count > 0)
+		o->format = mk_opt_choice(c->format->sval[0], formats, 2,
+		    "--format") == 0 ? MK_FMT_CSV : MK_FMT_NPY;
+	if (c->emit != NULL && c->emit->count > 0)
+		o->emit = c->emit->sval[0];
+	if (c->output != NULL && c->output->count > 0)
+		o->output = c->output->filename[0];
+	if (c->threads != NULL && c->threads->count > 0)
+		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
+		    "--threads");
+	mk_threads_set(o->threads);
+	o->verbose = c->verbose->count;
+	if (o->verbose > 0)
+		fprintf(stderr, "%s: isa %s (cpu: %s)\n", mk_progname(),
+		    mk_isa_name(mk_kern_isa()), mk_isa_name(mk_isa_best()));
+	if (o->verbose > 1)
+		fprintf(stderr, "%s: kernels %s\n", mk_progname(),
+		    mk_kern_describe(desc, sizeof(desc)));
+}
+
+int
+mk_select(const char *list, const char *const *names, int n, int *order,
+    int max, struct mk_err *e)
+{
+	char buf[1024], choices[512], *tok, *save, *end;
+	size_t off = 0;
+	long idx;
+	int count = 0, i, found;
+
+	/* "names: a, b, c; indices 0 to 2" or "no names; indices 0 to 14" */
+	choices[0] = '\0';
+	for (i = 0; i < n && off < sizeof(choices); i++)
+		if (names[i] != NULL)
+			off += (size_t)snprintf(choices + off,
+			    sizeof(choices) - off, "%s%s", off ? ", " :
+			    "names: ", names[i]);
+	if (off < sizeof(choices))
+		snprintf(choices + off, sizeof(choices) - off,
+		    "%sindices 0 to %d", off ? "; " : "no names; ", n - 1);
+	if (strlen(list) >= sizeof(buf))
+		return mk_err_usage(e, "--emit: list too long");
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		found = -1;
+		for (i = 0; i < n; i++)
+			if (names[i] != NULL && strcmp(names[i], tok) == 0) {
+				found = i;
+				break;
+			}
+		if (found < 0 && *tok >= '0' && *tok <= '9') {
+			errno = 0;
+			idx = strtol(tok, &end, 10);
+			if (*end == '\0' && errno == 0 && idx < n)
+				found = (int)idx;
+			else if (*end == '\0')
+				return mk_err_usage(e, "--emit: index %s is out "
+				    "of range (%d outputs: 0 to %d)", tok, n,
+				    n - 1);
+		}
+		if (found < 0)
+			return mk_err_usage(e, "--emit: unknown output '%s' "
+			    "(%s)", tok, choices);
+		if (count == max)
+			return mk_err_usage(e, "--emit: more than %d items",
+			    max);
+		order[count++] = found;
+	}
+	if (count == 0)
+		return mk_err_usage(e, "--emit: empty list");
+	return count;
+}
+
+void
+mk_fail(struct mk_src *s, const struct mk_err *e)
+{
+	mk_src_close(s);
+	errx(e->status, "%s", e->msg);
+}

@@ -1,0 +1,272 @@
+/* io.c - checked, atomic outputs; see io.h. */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tensor/csvio.h"
+#include "base/errmsg.h"
+#include "cli/io.h"
+#include "tensor/npy.h"
+
+/*
+ * The outputs of this run, in the order they were opened, until they are
+ * committed: every temporary file is renamed into place and every held
+ * stdout copied out only once all of them have closed cleanly.
+ */
+#define MAX_PENDING	8
+static struct mk_out *pending[MAX_PENDING];
+static int npending;
+
+/* Free an output (its files are dealt with already). */
+static void
+release(struct mk_out *o)
+{
+	/* on an error, what is still buffered must not reach a device */
+	if (o->fp != NULL && !o->closed)
+		__fpurge(o->fp);
+	if (o->fp != NULL && o->fp != stdout)
+		fclose(o->fp);
+	free(o->tmp);
+	free(o->path);
+	free(o);
+}
+
+void
+mk_out_abandon(void)
+{
+	int i;
+
+	for (i = 0; i < npending; i++) {
+		if (pending[i]->tmp != NULL)
+			unlink(pending[i]->tmp);
+		release(pending[i]);
+		pending[i] = NULL;
+	}
+	npending = 0;
+}
+
+/* A write error: quiet for a closed pipe, one line otherwise. */
+static void __attribute__((noreturn))
+write_failed(const char *name, int errnum)
+{
+	mk_out_abandon();
+	if (errnum == EPIPE)
+		exit(MK_EXIT_DATA);
+	errno = errnum;
+	err(MK_EXIT_DATA, "%s", name);
+}
+
+static void
+track(struct mk_out *o)
+{
+	if (npending == MAX_PENDING)
+		errx(MK_EXIT_DATA, "too many output files");
+	pending[npending++] = o;
+}
+
+/* Stdout for an output: held in an unlinked file when another is open. */
+static void
+open_stdout(struct mk_out *o)
+{
+	o->name = "stdout";
+	if (npending > 0) {
+		if ((o->fp = tmpfile()) == NULL)
+			err(MK_EXIT_DATA, "temporary file");
+		o->held = 1;
+		return;
+	}
+	o->fp = stdout;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 17);
+}
+
+struct mk_out *
+mk_out_open(const char *path, enum mk_fmt fmt)
+{
+	static int registered;
+	struct mk_out *o;
+	struct stat st;
+	mode_t mask;
+	int fd;
+
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	o->fmt = fmt;
+	if (!registered) {
+		atexit(mk_out_abandon);
+		registered = 1;
+	}
+	if (path == NULL || strcmp(path, "-") == 0) {
+		if (fmt == MK_FMT_NPY && isatty(STDOUT_FILENO))
+			errx(MK_EXIT_USAGE, "refusing to write NPY to a "
+			    "terminal (use -f csv, -o FILE or a pipe)");
+		open_stdout(o);
+		track(o);
+		return o;
+	}
+	o->name = path;
+	/*
+	 * Devices, FIFOs and the like (/dev/null, /dev/stdout, a named pipe)
+	 * are written in place: renaming over them would replace the device.
+	 */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if ((o->fp = fopen(path, "w")) == NULL)
+			err(MK_EXIT_DATA, "%s", path);
+		setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
+		track(o);
+		return o;
+	}
+	if ((o->path = strdup(path)) == NULL ||
+	    asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
+		err(MK_EXIT_DATA, NULL);
+	if ((fd = mkstemp(o->tmp)) < 0) {
+		free(o->tmp);
+		o->tmp = NULL;
+		err(MK_EXIT_DATA, "%s", path);
+	}
+	track(o);
+	/* mkstemp makes the file 0600; give it the mode a plain create would. */
+	mask = umask(0);
+	umask(mask);
+	(void)fchmod(fd, 0666 & ~mask);
+	if ((o->fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		err(MK_EXIT_DATA, "%s", path);
+	}
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
+	return o;
+}
+
+void
+mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
+    int ndim, const int64_t *shape)
+{
+	char hdr[MK_MAXDIM * 24 + 256], idx[32];
+	struct mk_err e;
+	int64_t n;
+	size_t hl;
+	int r;
+
+	n = mk_shape_nelem(ndim, shape, mk_dtype_size(dtype));
+	o->dtype = dtype;
+	o->want = n < 0 ? 0 : (size_t)n;
+	o->done = 0;
+	o->cols = ndim >= 2 ? (size_t)shape[ndim - 1] : 1;
+	snprintf(idx, sizeof(idx), "%d", o->count);
+	errno = 0;
+	if (o->fmt == MK_FMT_CSV) {
+		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
+		    shape, &e);
+	} else {
+		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
+		r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
+	}
+	if (r < 0 || ferror(o->fp))
+		write_failed(o->name, errno ? errno : EIO);
+}
+
+void
+mk_out_data(struct mk_out *o, const void *data, size_t nelem)
+{
+	struct mk_err e;
+	size_t pos = o->done, nb = nelem * mk_dtype_size(o->dtype);
+	int r;
+
+	if (o->done + nelem > o->want)
+		errx(MK_EXIT_DATA, "internal error: %zu elements written to a "
+		    "tensor of %zu", o->done + nelem, o->want);
+	errno = 0;
+	if (o->fmt == MK_FMT_CSV)
+		r = mk_csv_write_values(o->fp, o->dtype, data, nelem, o->cols,
+		    &pos, &e);
+	else
+		r = nb == 0 || fwrite(data, 1, nb, o->fp) == nb ? 0 : -1;
+	if (r < 0 || ferror(o->fp))
+		write_failed(o->name, errno ? errno : EIO);
+	o->done += nelem;
+}
+
+void
+mk_out_end(struct mk_out *o)
+{
+	if (o->done != o->want)
+		errx(MK_EXIT_DATA, "internal error: %zu of %zu elements "
+		    "written", o->done, o->want);
+	o->count++;
+}
+
+void
+mk_out_tensor(struct mk_out *o, const struct mk_tensor *t,
+    const char *fallback)
+{
+	mk_out_begin(o, t->name ? t->name : fallback, t->dtype, t->ndim,
+	    t->shape);
+	mk_out_data(o, t->data, t->nelem);
+	mk_out_end(o);
+}
+
+/* Copy a held stdout out. */
+static void
+flush_held(struct mk_out *o)
+{
+	char buf[1 << 16];
+	size_t n;
+
+	rewind(o->fp);
+	while ((n = fread(buf, 1, sizeof(buf), o->fp)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	errno = 0;
+	if (ferror(o->fp) || fflush(stdout) != 0 || ferror(stdout))
+		write_failed("stdout", errno ? errno : EIO);
+}
+
+/* Every output closed cleanly: put each one in place. */
+static void
+commit(void)
+{
+	int i;
+
+	for (i = 0; i < npending; i++) {
+		struct mk_out *o = pending[i];
+
+		if (o->tmp != NULL) {
+			if (rename(o->tmp, o->path) != 0)
+				err(MK_EXIT_DATA, "%s", o->path);
+			free(o->tmp);
+			o->tmp = NULL;
+		}
+		if (o->held)
+			flush_held(o);
+	}
+	for (i = 0; i < npending; i++)
+		release(pending[i]);
+	npending = 0;
+}
+
+void
+mk_out_close(struct mk_out *o)
+{
+	int e = 0, i;
+
+	errno = 0;
+	if (fflush(o->fp) != 0 || ferror(o->fp))
+		e = errno ? errno : EIO;
+	if (o->fp != stdout && !o->held) {
+		if (fclose(o->fp) != 0 && e == 0)
+			e = errno ? errno : EIO;
+		o->fp = NULL;
+	}
+	if (e != 0)
+		write_failed(o->name, e);
+	o->closed = 1;
+	for (i = 0; i < npending; i++)
+		if (!pending[i]->closed)
+			return;
+	commit();
+}

@@ -1,0 +1,77 @@
+/*
+ * io.h - where results go (the CLI layer: this file talks to the user).
+ *
+ * An output is standard output or a file (-o, --report...).  A regular
+ * file is written to a temporary name in the same directory; an existing
+ * file that is not a regular file (a device, a FIFO) is written in place.
+ * The outputs of a run are committed together: only when the last one
+ * has closed cleanly is each temporary file renamed into place, so a
+ * failing command never leaves a partial or lone file.  Standard output
+ * opened while another output is open is held in an unlinked file and
+ * copied out at the commit too (a report on stdout beside a failing -o
+ * prints nothing); so a command opens its files first.  NPY is never
+ * written to a terminal.  Write errors end the program with status 1 and
+ * one line, removing every temporary file; a reader that closed the pipe
+ * ends it quietly.
+ */
+#ifndef MK_IO_H
+#define MK_IO_H
+
+#include <stdio.h>
+
+#include "tensor/stream.h"
+#include "tensor/tensor.h"
+
+struct mk_out {
+	FILE		*fp;
+	const char	*name;		/* "stdout" or the -o path */
+	char		*path;		/* final path, or NULL for stdout */
+	char		*tmp;		/* temporary file being written */
+	int		 held;		/* stdout, held until the commit */
+	int		 closed;	/* closed cleanly, awaiting the commit */
+	enum mk_fmt	 fmt;		/* MK_FMT_NPY or MK_FMT_CSV */
+	int		 count;		/* tensors written */
+	/* the tensor being streamed by mk_out_begin/data/end */
+	enum mk_dtype	 dtype;
+	size_t		 cols, want, done;
+};
+
+/*
+ * Open the output (path NULL or "-": stdout) for tensors in format fmt.
+ * Exits with status 2 when NPY would go to a terminal, 1 when the file
+ * cannot be created.
+ */
+struct mk_out	*mk_out_open(const char *path, enum mk_fmt fmt);
+
+/*
+ * Write one tensor (CSV: under its own name, else fallback, else its
+ * index).  Exits with status 1 on a write error.
+ */
+void	mk_out_tensor(struct mk_out *o, const struct mk_tensor *t,
+	    const char *fallback);
+
+/*
+ * Stream a tensor: its dtype and shape first, then its data in pieces
+ * (whole rows of the last dimension for CSV), then mk_out_end(), which
+ * checks that exactly the announced elements came.  For large outputs
+ * built piece by piece.  Exits with status 1 on a write error.
+ */
+void	mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
+	    int ndim, const int64_t *shape);
+void	mk_out_data(struct mk_out *o, const void *data, size_t nelem);
+void	mk_out_end(struct mk_out *o);
+
+/*
+ * Flush and close o; once every output of the run is closed, commit them
+ * all.  Exits with status 1 and a message ("tool: stdout: No space left
+ * on device"), removing every temporary file, if anything failed.
+ */
+void	mk_out_close(struct mk_out *o);
+
+/*
+ * Remove the temporary file of every output not yet committed (called at
+ * exit; also safe to call by hand before an error exit).
+ */
+void	mk_out_abandon(void);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * stack.h - an output written a slice at a time: each step's slice goes
+ * to an unlinked temporary file as it is computed (in $TMPDIR, else
+ * /tmp), and the whole [S, ...] tensor is written when S is known.  Memory
+ * stays one slice however long the run; nothing is left behind on any
+ * exit.  Part of the CLI layer: errors end the program (status 1).
+ */
+#ifndef MK_STACK_H
+#define MK_STACK_H
+
+#include <stdint.h>
+
+#include "base/dtype.h"
+#include "cli/io.h"
+
+struct mk_stack;
+
+/* A stack of slices of the given dtype and shape (ndim <= 3). */
+struct mk_stack	*mk_stack_new(const char *name, enum mk_dtype dtype,
+		    int ndim, const int64_t *shape);
+
+/* Append one slice (its whole shape of elements). */
+void	mk_stack_push(struct mk_stack *st, const void *slice);
+
+/* Write the stack as one tensor [slices, shape...] to w, and free it. */
+void	mk_stack_write(struct mk_stack *st, struct mk_out *w);
+
+#endif

@@ -1,0 +1,429 @@
+/*
+ * mdec.c - splitting a decode-attention problem over threads, merging the
+ * pieces, the float64 reference and the read-bandwidth probe; see mdec.h.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "base/dtype.h"
+#include "base/half.h"
+#include "simd/kern.h"
+#include "mdec/mdec.h"
+
+#define LOG2E	1.4426950408889634
+#define LN2	0.6931471805599453
+
+/* A stretch of one row handled by one thread. */
+struct piece {
+	int64_t	row, start, len;
+};
+
+struct plan {
+	struct piece	*pieces;
+	int		*first;		/* [T + 1]: thread t has pieces
+					 * first[t] .. first[t+1]-1 */
+	int		 npieces;
+};
+
+void
+mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi)
+{
+	size_t a = align ? align : 1;
+
+	*lo = (size_t)((unsigned __int128)n * (unsigned)t / (unsigned)T) /
+	    a * a;
+	*hi = t == T - 1 ? n :
+	    (size_t)((unsigned __int128)n * (unsigned)(t + 1) / (unsigned)T) /
+	    a * a;
+}
+
+/*
+ * Equal shares of all rows' positions, one contiguous range per thread,
+ * cut where rows end.  Masks are random in practice, so equal positions
+ * are close to equal work, and contiguous ranges keep the hardware
+ * prefetchers on one stream per thread.
+ */
+static int
+make_plan(int64_t rows, int64_t V, int T, struct plan *pl)
+{
+	int64_t N = rows * V, lo, hi, r, end;
+	size_t a, b;
+	int t, n = 0;
+
+	pl->pieces = malloc(((size_t)rows + (size_t)T) * sizeof(*pl->pieces));
+	pl->first = malloc(((size_t)T + 1) * sizeof(*pl->first));
+	if (pl->pieces == NULL || pl->first == NULL)
+		return -1;
+	for (t = 0; t < T; t++) {
+		pl->first[t] = n;
+		mk_slice((size_t)N, 1, t, T, &a, &b);
+		for (lo = (int64_t)a, hi = (int64_t)b; lo < hi; lo = end) {
+			r = lo / V;
+			end = (r + 1) * V < hi ? (r + 1) * V : hi;
+			pl->pieces[n].row = r;
+			pl->pieces[n].start = lo - r * V;
+			pl->pieces[n].len = end - lo;
+			n++;
+		}
+	}
+	pl->first[T] = n;
+	pl->npieces = n;
+	return 0;
+}
+
+static void *
+alloc64(size_t nfloat)
+{
+	void *p;
+
+	if (posix_memalign(&p, 64, (nfloat ? nfloat : 1) * sizeof(float)) != 0)
+		return NULL;
+	memset(p, 0, (nfloat ? nfloat : 1) * sizeof(float));
+	return p;
+}
+
+/* q [B][QH][D] to [B*KH][G][ld], times scale * log2(e), padding zero. */
+static float *
+scaled_q(const struct mk_mdec *p, int ld)
+{
+	size_t bh = (size_t)p->B * (size_t)p->QH, i;
+	float *qs = alloc64(bh * (size_t)ld);
+	const float c = (float)(p->scale * LOG2E);
+	int d;
+
+	if (qs == NULL)
+		return NULL;
+	for (i = 0; i < bh; i++)
+		for (d = 0; d < p->D; d++)
+			qs[i * (size_t)ld + (size_t)d] =
+			    p->q[i * (size_t)p->D + (size_t)d] * c;
+	return qs;
+}
+
+/* Where the state of piece i lives: m [G], l [G], then acc [G][ld]. */
+struct layout {
+	size_t	stride, acc;
+};
+
+static struct layout
+state_layout(int G, int ld)
+{
+	struct layout y;
+
+	y.acc = ((size_t)2 * (size_t)G + 15) & ~(size_t)15;
+	y.stride = y.acc + (size_t)G * (size_t)ld;
+	return y;
+}
+
+/*
+ * Combine the pieces of row r, head g: with M the largest maximum,
+ * L = sum l_i 2^(m_i - M), out = sum acc_i 2^(m_i - M) / L and
+ * lse = (M + log2 L) ln 2, in double.  Pieces that saw no position
+ * (l = 0) are left out; a row where all are is fully masked.
+ */
+static void
+merge_one(const float *st, struct layout y, int from, int to, int G, int g,
+    int D, int ld, double *acc, float *lse, float *out)
+{
+	const float *s;
+	double M = -INFINITY, L = 0, w;
+	int i, d;
+
+	for (i = from; i < to; i++) {
+		s = st + (size_t)i * y.stride;
+		if (s[G + g] != 0 && s[g] > M)
+			M = s[g];
+	}
+	if (M == -INFINITY) {
+		*lse = -INFINITY;
+		for (d = 0; d < D; d++)
+			out[d] = 0;
+		return;
+	}
+	for (d = 0; d < D; d++)
+		acc[d] = 0;
+	for (i = from; i < to; i++) {
+		s = st + (size_t)i * y.stride;
+		if (s[G + g] == 0)
+			continue;
+		w = exp2((double)s[g] - M);
+		L += w * s[G + g];
+		s += y.acc + (size_t)g * (size_t)ld;
+		for (d = 0; d < D; d++)
+			acc[d] += w * s[d];
+	}
+	for (d = 0; d < D; d++)
+		out[d] = (float)(acc[d] / L);
+	*lse = (float)((M + log2(L)) * LN2);
+}
+
+/* The rows' first pieces: from[r] .. from[r+1]-1 are row r's. */
+static int *
+row_starts(const struct plan *pl, int64_t rows)
+{
+	int *from = malloc(((size_t)rows + 1) * sizeof(*from));
+	int64_t r;
+	int i = 0;
+
+	if (from == NULL)
+		return NULL;
+	for (r = 0; r <= rows; r++) {
+		while (i < pl->npieces && pl->pieces[i].row < r)
+			i++;
+		from[r] = i;
+	}
+	return from;
+}
+
+/*
+ * Map the pages of [p, p + n) in now, in one system call, rather than one
+ * fault per few pages as the kernel walks them: for K and V memory-mapped
+ * from a file, faults would otherwise cost as much as the attention.
+ * Best effort: kernels before 5.14 lack MADV_POPULATE_READ, and heap
+ * memory is there already.
+ */
+static void
+populate(const void *p, size_t n)
+{
+#ifdef MADV_POPULATE_READ
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+
+	if (n > 0)
+		(void)madvise((void *)a, (uintptr_t)p + n - a,
+		    MADV_POPULATE_READ);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+static void
+run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
+    const struct plan *pl, const float *qs, float *st, struct layout y,
+    int ld, float **work, int T)
+{
+	void (*fn)(const struct mk_mdec_task *) = p->dtype == MK_F16 ?
+	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
+	const size_t esz = mk_dtype_size((enum mk_dtype)p->dtype);
+	const int G = p->QH / p->KH;
+
+#pragma omp parallel num_threads(T)
+	{
+		struct mk_mdec_task t;
+		const struct piece *c;
+		float *s;
+		int tid = 0, i;
+
+#ifdef _OPENMP
+		tid = omp_get_thread_num();
+#endif
+		for (i = pl->first[tid]; i < pl->first[tid + 1]; i++) {
+			c = &pl->pieces[i];
+			s = st + (size_t)i * y.stride;
+			t.k = (const char *)p->k + ((size_t)c->row *
+			    (size_t)p->row + (size_t)c->start) *
+			    (size_t)p->D * esz;
+			t.v = (const char *)p->v + ((size_t)c->row *
+			    (size_t)p->row + (size_t)c->start) *
+			    (size_t)p->D * esz;
+			t.mask = p->mask == NULL ? NULL : p->mask +
+			    (size_t)c->row * (size_t)p->mrow +
+			    (size_t)c->start;
+			t.n = (size_t)c->len;
+			populate(t.k, t.n * (size_t)p->D * esz);
+			populate(t.v, t.n * (size_t)p->D * esz);
+			if (t.mask != NULL)
+				populate(t.mask, t.n);
+			t.D = p->D;
+			t.G = G;
+			t.ld = ld;
+			t.q = qs + (size_t)c->row * (size_t)G * (size_t)ld;
+			t.m = s;
+			t.l = s + G;
+			t.acc = s + y.acc;
+			t.work = work[tid];
+			fn(&t);
+		}
+	}
+}
+
+int
+mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
+    float *lse, float *out, struct mk_err *e)
+{
+	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
+	const int64_t rows = (int64_t)p->B * p->KH;
+	struct layout y = state_layout(G, ld);
+	struct plan pl = { NULL, NULL, 0 };
+	float *qs = NULL, *st = NULL, **work = NULL;
+	double *macc = NULL;
+	int *from = NULL, T = threads < 1 ? 1 : threads, t, rc = -1;
+	int64_t r;
+
+	if (k == NULL)
+		k = mk_kern();
+	/* fewer positions than threads: the rest would only add pieces */
+	if (rows * p->V < T)
+		T = rows * p->V > 0 ? (int)(rows * p->V) : 1;
+	if (make_plan(rows, p->V, T, &pl) != 0 ||
+	    (qs = scaled_q(p, ld)) == NULL ||
+	    (st = alloc64((size_t)pl.npieces * y.stride)) == NULL ||
+	    (work = calloc((size_t)T, sizeof(*work))) == NULL ||
+	    (from = row_starts(&pl, rows)) == NULL)
+		goto done;
+	for (t = 0; t < T; t++)
+		if ((work[t] = alloc64(MK_MDEC_WORK(G, p->D))) == NULL)
+			goto done;
+	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
+	    NULL)
+		goto done;
+	run_pieces(p, k, &pl, qs, st, y, ld, work, T);
+#pragma omp parallel for num_threads(T) schedule(static)
+	for (r = 0; r < rows; r++) {
+		double *acc = macc;
+		int g;
+
+#ifdef _OPENMP
+		acc += (size_t)omp_get_thread_num() * (size_t)p->D;
+#endif
+		for (g = 0; g < G; g++)
+			merge_one(st, y, from[r], from[r + 1], G, g, p->D, ld,
+			    acc, lse + (size_t)r * (size_t)G + (size_t)g,
+			    out + ((size_t)r * (size_t)G + (size_t)g) *
+			    (size_t)p->D);
+	}
+	rc = 0;
+done:
+	if (rc != 0)
+		rc = mk_err_data(e, "out of memory for the attention state "
+		    "(%lld rows, %d threads)", (long long)rows, T);
+	if (work != NULL)
+		for (t = 0; t < T; t++)
+			free(work[t]);
+	free(work);
+	free(macc);
+	free(from);
+	free(st);
+	free(qs);
+	free(pl.pieces);
+	free(pl.first);
+	return rc;
+}
+
+/* Element i of a K/V buffer of dtype dt, exactly. */
+static double
+elem(const void *p, int dt, size_t i)
+{
+	switch (dt) {
+	case MK_F16:
+		return mk_f16_to_f32(((const uint16_t *)p)[i]);
+	case MK_BF16:
+		return mk_bf16_to_f32(((const uint16_t *)p)[i]);
+	default:
+		return ((const float *)p)[i];
+	}
+}
+
+static int
+masked(const struct mk_mdec *p, int64_t j, int64_t pos)
+{
+	return p->mask != NULL && p->mask[(size_t)j * (size_t)p->mrow +
+	    (size_t)pos];
+}
+
+/* Where position pos of K/V row j starts, in elements. */
+static size_t
+row_at(const struct mk_mdec *p, int64_t j, int64_t pos)
+{
+	return ((size_t)j * (size_t)p->row + (size_t)pos) * (size_t)p->D;
+}
+
+/* The scaled score of query qo against the key at element kr. */
+static double
+score(const struct mk_mdec *p, size_t qo, size_t kr)
+{
+	double s = 0;
+	int d;
+
+	for (d = 0; d < p->D; d++)
+		s += (double)p->q[qo + (size_t)d] * elem(p->k, p->dtype,
+		    kr + (size_t)d);
+	return s * p->scale;
+}
+
+void
+mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
+{
+	const int G = p->QH / p->KH, D = p->D;
+	int64_t b, h, j, pos;
+	size_t kr, qo, oo;
+	double s, mx, sum, w;
+	int d;
+
+	for (b = 0; b < p->B; b++)
+		for (h = 0; h < p->QH; h++) {
+			j = b * p->KH + h / G;
+			qo = ((size_t)b * (size_t)p->QH + (size_t)h) *
+			    (size_t)D;
+			oo = qo;
+			mx = -INFINITY;
+			for (pos = 0; pos < p->V; pos++) {
+				if (masked(p, j, pos))
+					continue;
+				s = score(p, qo, row_at(p, j, pos));
+				mx = s > mx ? s : mx;
+			}
+			for (d = 0; d < D; d++)
+				out[oo + (size_t)d] = 0;
+			if (mx == -INFINITY) {
+				lse[(size_t)b * (size_t)p->QH + (size_t)h] =
+				    -INFINITY;
+				continue;
+			}
+			sum = 0;
+			for (pos = 0; pos < p->V; pos++) {
+				if (masked(p, j, pos))
+					continue;
+				kr = row_at(p, j, pos);
+				w = exp(score(p, qo, kr) - mx);
+				sum += w;
+				for (d = 0; d < D; d++)
+					out[oo + (size_t)d] += w *
+					    elem(p->v, p->dtype, kr + (size_t)d);
+			}
+			for (d = 0; d < D; d++)
+				out[oo + (size_t)d] /= sum;
+			lse[(size_t)b * (size_t)p->QH + (size_t)h] =
+			    mx + log(sum);
+		}
+}
+
+uint64_t
+mk_read_sum(const struct mk_kern *k, const void *p, size_t n, int threads)
+{
+	uint64_t total = 0;
+	int T = threads < 1 ? 1 : threads;
+
+	if (k == NULL)
+		k = mk_kern();
+#pragma omp parallel num_threads(T) reduction(+:total)
+	{
+		size_t lo, hi;
+		int tid = 0, nt = 1;
+
+#ifdef _OPENMP
+		tid = omp_get_thread_num();
+		nt = omp_get_num_threads();
+#endif
+		mk_slice(n, 4096, tid, nt, &lo, &hi);
+		total += k->read_sum((const char *)p + lo, hi - lo);
+	}
+	return total;
+}

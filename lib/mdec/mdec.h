@@ -1,0 +1,234 @@
+/*
+ * mdec.h - masked flash-decoding attention on CPUs (SPEC §6): one query
+ * token per sequence, the semantics of torch_masked_attention in seed
+ * 004.
+ *
+ * For batch b and query head h (kv head h / (QH/KH)):
+ *     s_p   = scale * q[b,h] . k[b,kh,p]          for valid positions p
+ *     lse   = log sum_{p unmasked} exp(s_p)        (natural log)
+ *     out   = sum_{p unmasked} exp(s_p - lse) v[b,kh,p]
+ * A row with every valid position masked gets lse = -inf and out = 0.
+ *
+ * The positions of all (batch, kv head) rows are cut into one contiguous
+ * range per thread; a range that crosses rows becomes several pieces.  A
+ * kernel call computes one piece for all G = QH/KH query heads of the group
+ * at once, so a K/V row is read once per group, and skips masked positions
+ * before touching their K/V rows.  Pieces of one row are then merged with
+ * a log-sum-exp merge in double.
+ *
+ * Kernels work in base 2: the command's q is multiplied by scale * log2(e)
+ * before they see it, scores are log2 units and exponentials are exp2, which
+ * is cheaper to evaluate; the merge converts back to natural logs.
+ */
+#ifndef MK_MDEC_H
+#define MK_MDEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/errmsg.h"
+#include "tensor/tensor.h"
+
+struct mk_kern;
+
+#define MK_MDEC_BLOCK	16	/* unmasked positions per softmax block */
+
+/*
+ * Scratch floats a kernel call may use (t->work): probabilities per head
+ * and block, running sums per head (16 lanes), partial sums of four heads
+ * (16-float vectors), two rows.
+ */
+#define MK_MDEC_WORK(G, D)	((size_t)(G) * (MK_MDEC_BLOCK + 16) + 16 + \
+				    4 * MK_MDEC_BLOCK * 16 + 2 * (size_t)(D) + 16)
+
+/* What one kernel call computes: a piece of one (batch, kv head) row. */
+struct mk_mdec_task {
+	const void	*k, *v;		/* position 0 of the piece */
+	const uint8_t	*mask;		/* its mask (nonzero = masked), or NULL */
+	size_t		 n;		/* positions */
+	int		 D, G;		/* head size, query heads of the group */
+	int		 ld;		/* row stride of q and acc: D rounded up
+					 * to 16, the padding zero */
+	const float	*q;		/* [G][ld], times scale * log2(e) */
+	float		*m;		/* [G] out: largest score (-inf if none) */
+	float		*l;		/* [G] out: sum of exp2(s - m) */
+	float		*acc;		/* [G][ld] out: sum of exp2(s - m) v,
+					 * padding left zero */
+	float		*work;		/* MK_MDEC_WORK(G, D) floats, 64-byte
+					 * aligned */
+};
+
+/* One problem, as the command hands it over. */
+struct mk_mdec {
+	int		 B, QH, KH, D;
+	int64_t		 V;		/* valid positions per row */
+	int		 dtype;		/* MK_F16, MK_BF16 or MK_F32 (k, v) */
+	double		 scale;
+	const float	*q;		/* [B][QH][D] f32 */
+	const void	*k, *v;		/* element (b,kh,p,d) at
+					 * ((b*KH + kh) * row + p) * D + d */
+	const uint8_t	*mask;		/* (b,kh,p) at (b*KH + kh) * mrow + p,
+					 * nonzero = masked; or NULL */
+	int64_t		 row;		/* positions between rows of K/V */
+	int64_t		 mrow;		/* positions between rows of mask */
+	int		 qdtype;	/* q's dtype as read (for the output) */
+};
+
+/* How mdecode reads its inputs (options that change their meaning). */
+struct mk_mdec_in {
+	int		 kv_heads;	/* --kv-heads, or 0 */
+	int64_t		 valid;		/* --valid-length, or 0: all */
+	int		 has_scale;
+	double		 scale;		/* --scale */
+	int		 bf16;		/* u16 tensors hold bf16 bits */
+	int		 dtype;		/* --dtype k and v must have, or -1 */
+};
+
+/*
+ * Check the inputs t[] = q, k, v, mask (mask may be NULL) against each
+ * other and the options, in either layout of SPEC §6, and fill p: K, V and
+ * the mask point into the tensors (never copied), q is converted to a new
+ * f32 array that the caller frees.  name[] says how messages name each
+ * tensor ("q.npy", "stdin: tensor 2").  Returns 0, or -1 with e filled
+ * (usage errors for options that do not fit the data).
+ */
+int	mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[4],
+	    const char *const name[4], const struct mk_mdec_in *in,
+	    struct mk_err *e);
+
+/*
+ * mdecode's inputs, read and checked, and its outputs: the library owns
+ * the tensors, q converted to f32, lse, out and out converted.
+ */
+struct mk_mdec_io {
+	struct mk_tensor t[4];		/* q, k, v, mask */
+	char		 name[4][300];	/* how messages name each */
+	int		 has_mask;
+	struct mk_mdec	 p;		/* points into t (q: converted) */
+	float		*lse;		/* [B][QH] */
+	float		*out;		/* [B][QH][D] f32 */
+	int		 out_dtype;	/* of odata */
+	void		*odata;		/* out in out_dtype (out or half) */
+	uint16_t	*half;		/* out as f16 or bf16 bits */
+};
+
+/*
+ * Read q, k, v and an optional mask: the tensor stream of file (NULL or
+ * "-": stdin) when path[0] is NULL, else the files path[0..3] (-q -k -v
+ * [-m]; path[3] may be NULL), one tensor each; then check them as
+ * mk_mdec_setup does.  Returns 0 with io filled, or -1 with e filled;
+ * free io with mk_mdec_io_free either way.
+ */
+int	mk_mdec_load(struct mk_mdec_io *io, const char *file,
+	    const char *const path[4], const struct mk_mdec_in *in,
+	    struct mk_err *e);
+
+/*
+ * Compute io's problem on `threads` threads into io->lse and io->out, and
+ * io->odata in out_dtype (-1: q's dtype).  Returns 0, or -1 with e.
+ */
+int	mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
+	    struct mk_err *e);
+
+void	mk_mdec_io_free(struct mk_mdec_io *io);
+
+/*
+ * Run the problem on `threads` OpenMP threads with the kernels of table k
+ * (NULL: the selected one):
+ * lse [B][QH] and out [B][QH][D] (f32).  Returns 0, or -1 with e filled if
+ * memory ran out.
+ */
+int	mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k,
+	    int threads, float *lse, float *out, struct mk_err *e);
+
+/*
+ * The same computed in double, position by position, two passes (maximum,
+ * then sums): the reference the tests compare every kernel with.
+ */
+void	mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out);
+
+/*
+ * Read bandwidth probe: the read_sum kernel of table k (NULL: the selected
+ * one) reads n bytes at p on `threads` threads, each its own slice
+ * (mk_slice, 4096-byte aligned cuts).  Returns the sum, mod 2^64, of the
+ * u64 words of each slice's whole 64-byte lines and of its remaining
+ * bytes, so the reads cannot be dropped and every path agrees.
+ */
+uint64_t mk_read_sum(const struct mk_kern *k, const void *p, size_t n,
+	    int threads);
+
+/*
+ * The contiguous slice of [0, n) that thread t of T reads or first-touches,
+ * cut at multiples of align bytes: [*lo, *hi).
+ */
+void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
+
+/*
+ * For mdecode --bench (mdec_bench.c).  mk_mdec_fill writes n random,
+ * roughly standard normal values of dtype (f16, bf16, f32) to p;
+ * mk_mdec_fill_mask sets each of n bytes to 1 with probability density.
+ * Both work on `threads` threads and give the same bytes for any count.
+ */
+void	mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads);
+void	mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
+	    int threads);
+
+/*
+ * Time the problem with kernels k on `threads` threads: after one warm-up,
+ * reps runs, each right after a read of the same K and V bytes with the
+ * probe table's read_sum (so that both see the same machine state).  Sets
+ * the median run time *ms and the best probe bandwidth *probe_gbps
+ * (10^9 bytes/s).  Returns 0, or -1 with e filled.
+ */
+int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
+	    const struct mk_kern *probe, int threads, int reps, float *lse,
+	    float *out, double *ms, double *probe_gbps, struct mk_err *e);
+
+/*
+ * Whether lse/out agree with the reference rlse/rout within tol (relative
+ * to max(1, |lse|) and to |out| plus the row's largest |out|).  Returns 0,
+ * or -1 with the first disagreement in e.
+ */
+int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
+	    const float *out, const float *rlse, const float *rout, double tol,
+	    struct mk_err *e);
+
+/* mdecode --bench: what to time (the seed's shapes by default). */
+#define MK_MDEC_BENCH_LIST	32
+struct mk_mdec_bench {
+	int	 bsz[MK_MDEC_BENCH_LIST], nbsz;		/* batch sizes */
+	int	 threads[MK_MDEC_BENCH_LIST], nthreads;	/* thread counts */
+	int	 isa[3], nisa;				/* kernel paths */
+	int	 QH, KH, D, reps;
+	int64_t	 M, V;		/* cache length, valid positions */
+	int	 dtype;		/* of K and V */
+	double	 density;	/* of the mask */
+	uint64_t seed;
+};
+
+/*
+ * Make the bench's inputs, check every path against generic at every
+ * batch size, then time each (path, threads, batch size) and write the
+ * CSV table isa,threads,bsz,ms,gbps,peak_gbps,frac_peak to fp, a row at a
+ * time.  Returns 0, or -1 with e filled (memory, a path that
+ * disagrees).
+ */
+int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
+	    struct mk_err *e);
+
+/* Kernel entry points, for the kernel table only (kern_*.c rows). */
+void	mk_mdec_f16_generic(const struct mk_mdec_task *t);
+void	mk_mdec_bf16_generic(const struct mk_mdec_task *t);
+void	mk_mdec_f32_generic(const struct mk_mdec_task *t);
+uint64_t mk_read_sum_generic(const void *p, size_t n);
+void	mk_mdec_f16_avx2(const struct mk_mdec_task *t);
+void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t);
+void	mk_mdec_f32_avx2(const struct mk_mdec_task *t);
+uint64_t mk_read_sum_avx2(const void *p, size_t n);
+void	mk_mdec_f16_avx512(const struct mk_mdec_task *t);
+void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t);
+void	mk_mdec_f32_avx512(const struct mk_mdec_task *t);
+uint64_t mk_read_sum_avx512(const void *p, size_t n);
+
+#endif

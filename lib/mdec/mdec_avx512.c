@@ -1,0 +1,189 @@
+/*
+ * mdec_avx512.c - decode attention and the read probe for AVX-512
+ * F/BW/VL/DQ (compiled with those flags only; called after mk_kern_init
+ * saw them).  The kernel itself is mdec_kernel.h; this file gives it
+ * 16-lane primitives.
+ *
+ * The AVX512-BF16 and -FP16 arithmetic instructions are not used on
+ * purpose: they would round q or the products to 16 bits, which costs the
+ * accuracy SPEC §6 asks for.  K and V are widened to f32 on load
+ * (VCVTPH2PS, or a shift for bf16) and everything is summed in f32.
+ */
+#include <immintrin.h>
+#include <math.h>
+
+#include "base/dtype.h"
+#include "mdec/mdec.h"
+
+typedef __m512 VEC;
+#define W	16
+
+static inline VEC vzero(void)			{ return _mm512_setzero_ps(); }
+static inline VEC vset1(float x)		{ return _mm512_set1_ps(x); }
+static inline VEC vload(const float *p)		{ return _mm512_load_ps(p); }
+static inline void vstore(float *p, VEC v)	{ _mm512_store_ps(p, v); }
+static inline VEC vmul(VEC a, VEC b)		{ return _mm512_mul_ps(a, b); }
+static inline VEC vfma(VEC a, VEC b, VEC c)	{ return _mm512_fmadd_ps(a, b, c); }
+static inline float vhsum(VEC v)		{ return _mm512_reduce_add_ps(v); }
+
+static inline int
+vany_gt(VEC v, float x)
+{
+	return _mm512_cmp_ps_mask(v, _mm512_set1_ps(x), _CMP_GT_OQ) != 0;
+}
+
+static inline VEC
+vtail(VEC v, int n)
+{
+	__mmask16 keep = n >= W ? (__mmask16)0xffff : n <= 0 ? 0 :
+	    (__mmask16)((1u << n) - 1);
+
+	return _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), keep, v);
+}
+/* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
+#define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
+
+/* Masked loads never touch memory outside the mask: tails read nothing
+ * past the row. */
+static inline __attribute__((always_inline)) VEC
+vrow(const void *row, int off, int dt, int nv)
+{
+	__mmask16 m = (__mmask16)((1u << nv) - 1);
+	const uint16_t *h = (const uint16_t *)row + off;
+	const float *f = (const float *)row + off;
+
+	switch (dt) {
+	case MK_F16:
+		return _mm512_cvtph_ps(nv == W ?
+		    _mm256_loadu_si256((const void *)h) :
+		    _mm256_maskz_loadu_epi16(m, h));
+	case MK_BF16:
+		return _mm512_castsi512_ps(_mm512_slli_epi32(
+		    _mm512_cvtepu16_epi32(nv == W ?
+		    _mm256_loadu_si256((const void *)h) :
+		    _mm256_maskz_loadu_epi16(m, h)), 16));
+	default:
+		return nv == W ? _mm512_loadu_ps(f) : _mm512_maskz_loadu_ps(m, f);
+	}
+}
+
+/* Partial sums of position j sit in slot 4 (j % 4) + j / 4; see vreduce. */
+#define SLOT(j)	((j) / 16 * 16 + ((j) % 4) * 4 + (j) % 16 / 4)
+
+/*
+ * Sixteen vectors to one vector of their sums in 30 shuffles and 15 adds:
+ * halves of pairs are added (256-bit halves, then 128-bit quarters, then
+ * within 128-bit lanes twice).  Lane 4b + e ends up with the sum of
+ * v[4e + b], which SLOT undoes.
+ */
+static inline __attribute__((always_inline)) VEC
+vreduce(const VEC *v)
+{
+	VEC w[8], x[4], y0, y1;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		w[i] = _mm512_add_ps(
+		    _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x44),
+		    _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xee));
+	for (i = 0; i < 4; i++)
+		x[i] = _mm512_add_ps(
+		    _mm512_shuffle_f32x4(w[2 * i], w[2 * i + 1], 0x88),
+		    _mm512_shuffle_f32x4(w[2 * i], w[2 * i + 1], 0xdd));
+	y0 = _mm512_add_ps(_mm512_unpacklo_ps(x[0], x[1]),
+	    _mm512_unpackhi_ps(x[0], x[1]));
+	y1 = _mm512_add_ps(_mm512_unpacklo_ps(x[2], x[3]),
+	    _mm512_unpackhi_ps(x[2], x[3]));
+	return _mm512_add_ps(
+	    _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(y0),
+	    _mm512_castps_pd(y1))),
+	    _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(y0),
+	    _mm512_castps_pd(y1))));
+}
+
+/*
+ * 2^x for x <= 0: x = n + f with |f| <= 1/2, 2^f by its Taylor polynomial
+ * of degree 7 (relative error below 1e-8), then VSCALEFPS.  Below -125
+ * the result is 0, so no subnormal ever reaches the accumulators; a NaN
+ * stays NaN.
+ */
+static inline VEC
+vexp2(VEC x)
+{
+	__mmask16 keep = _mm512_cmp_ps_mask(x, _mm512_set1_ps(-125.0f),
+	    _CMP_NLT_UQ);
+	VEC n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT |
+	    _MM_FROUND_NO_EXC);
+	VEC f = _mm512_sub_ps(x, n), p;
+
+	p = _mm512_set1_ps(1.5252733804e-5f);
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.5403530393e-4f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.3333558146e-3f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.6181291076e-3f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5504108665e-2f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022650696e-1f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9314718056e-1f));
+	p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0f));
+	return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(p, n));
+}
+
+/* Bit i: position pos + i exists and is not masked. */
+static inline uint64_t
+unmasked64(const uint8_t *mask, size_t pos, size_t n)
+{
+	uint64_t valid = n - pos >= 64 ? ~(uint64_t)0 :
+	    ((uint64_t)1 << (n - pos)) - 1;
+
+	if (mask == NULL)
+		return valid;
+	return _mm512_cmpeq_epi8_mask(_mm512_maskz_loadu_epi8(valid,
+	    mask + pos), _mm512_setzero_si512()) & valid;
+}
+
+#define QK_PJ(GB)	((GB) <= 2 ? 8 : 4)
+#define PV_CB(GB)	((GB) <= 2 ? 8 : 4)
+#define MK_MDEC_NAME(dt)	mk_mdec_##dt##_avx512
+
+#include "mdec/mdec_kernel.h"
+
+/*
+ * Read probe: four independent 512-bit accumulators, so the loads, not the
+ * adds, set the pace.  Whole 64-byte lines are summed as u64 words, the
+ * rest as bytes (the same sum on every path).
+ */
+uint64_t
+mk_read_sum_avx512(const void *p, size_t n)
+{
+	const char *c = p;
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+	__m128i lo, hi;
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 256 <= n; i += 256) {
+		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + i));
+		a1 = _mm512_add_epi64(a1, _mm512_loadu_si512(c + i + 64));
+		a2 = _mm512_add_epi64(a2, _mm512_loadu_si512(c + i + 128));
+		a3 = _mm512_add_epi64(a3, _mm512_loadu_si512(c + i + 192));
+	}
+	for (; i + 64 <= n; i += 64)
+		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + i));
+	a0 = _mm512_add_epi64(_mm512_add_epi64(a0, a1),
+	    _mm512_add_epi64(a2, a3));
+	for (; i < n; i++)
+		s += (unsigned char)c[i];
+	/*
+	 * By hand: _mm512_reduce_add_epi64 adds as signed, which may
+	 * overflow.  Lanes taken out of registers, not stored to the stack
+	 * (ASan's fake stack frames are not 64-byte aligned, and GCC 13 made
+	 * the store an aligned one).
+	 */
+	a2 = _mm512_castsi256_si512(_mm512_extracti64x4_epi64(a0, 1));
+	a0 = _mm512_add_epi64(a0, a2);	/* lanes 0-3 hold the sums */
+	lo = _mm512_castsi512_si128(a0);
+	hi = _mm512_extracti64x2_epi64(a0, 1);
+	s += (uint64_t)_mm_cvtsi128_si64(lo) +
+	    (uint64_t)_mm_extract_epi64(lo, 1) +
+	    (uint64_t)_mm_cvtsi128_si64(hi) + (uint64_t)_mm_extract_epi64(hi, 1);
+	return s;
+}

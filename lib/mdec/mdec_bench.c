@@ -1,0 +1,352 @@
+/*
+ * mdec_bench.c - what mdecode --bench needs besides the kernels: random
+ * inputs made in parallel (each page first touched by the thread range
+ * that reads it, as the kernels do), timings interleaved with the read
+ * probe, and the agreement check between paths.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/dtype.h"
+#include "base/half.h"
+#include "simd/kern.h"
+#include "mdec/mdec.h"
+
+#define CHUNK	65536	/* elements per random stream: results do not
+			 * depend on the thread count */
+
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Roughly standard normal: the sum of four 16-bit uniforms, rescaled. */
+static float
+normal(uint64_t *s)
+{
+	uint64_t x = mix(*s += 0x632be59bd9b4e019ULL);
+
+	return (float)(((double)(x & 0xffff) + (double)(x >> 16 & 0xffff) +
+	    (double)(x >> 32 & 0xffff) + (double)(x >> 48) - 131070.0) *
+	    (1.7320508075688772 / 65536.0));
+}
+
+void
+mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads)
+{
+	size_t nchunk = (n + CHUNK - 1) / CHUNK;
+	int64_t c;
+
+#pragma omp parallel for num_threads(threads) schedule(static)
+	for (c = 0; c < (int64_t)nchunk; c++) {
+		uint64_t s = mix(seed ^ mix((uint64_t)c));
+		size_t i = (size_t)c * CHUNK, end = i + CHUNK < n ? i + CHUNK : n;
+
+		for (; i < end; i++) {
+			float x = normal(&s);
+
+			if (dtype == MK_F16)
+				((uint16_t *)p)[i] = mk_f32_to_f16(x);
+			else if (dtype == MK_BF16)
+				((uint16_t *)p)[i] = mk_f32_to_bf16(x);
+			else
+				((float *)p)[i] = x;
+		}
+	}
+}
+
+void
+mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
+    int threads)
+{
+	const uint64_t cut = density >= 1 ? UINT64_MAX : (uint64_t)(density *
+	    18446744073709551616.0);
+	size_t nchunk = (n + CHUNK - 1) / CHUNK;
+	int64_t c;
+
+#pragma omp parallel for num_threads(threads) schedule(static)
+	for (c = 0; c < (int64_t)nchunk; c++) {
+		uint64_t s = mix(seed ^ mix((uint64_t)c + 0x5bd1e995));
+		size_t i = (size_t)c * CHUNK, end = i + CHUNK < n ? i + CHUNK : n;
+
+		for (; i < end; i++)
+			m[i] = density >= 1 || mix(s += 0x632be59bd9b4e019ULL) <
+			    cut;
+	}
+}
+
+static double
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorts v). */
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int
+mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
+    const struct mk_kern *probe, int threads, int reps, float *lse,
+    float *out, double *ms, double *probe_gbps, struct mk_err *e)
+{
+	const size_t kv = (size_t)p->B * (size_t)p->KH * (size_t)p->V *
+	    (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
+	double *tk = calloc((size_t)reps, sizeof(double));
+	double *tp = calloc((size_t)reps, sizeof(double));
+	volatile uint64_t sink = 0;
+	double t0;
+	int r, rc = -1;
+
+	if (tk == NULL || tp == NULL) {
+		mk_err_data(e, "out of memory");
+		goto done;
+	}
+	/* one untimed run of each warms the threads and the page tables */
+	sink += mk_read_sum(probe, p->k, kv, threads);
+	if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
+		goto done;
+	for (r = 0; r < reps; r++) {
+		t0 = now_ms();
+		sink += mk_read_sum(probe, p->k, kv, threads);
+		sink += mk_read_sum(probe, p->v, kv, threads);
+		tp[r] = now_ms() - t0;
+		t0 = now_ms();
+		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
+			goto done;
+		tk[r] = now_ms() - t0;
+	}
+	/*
+	 * The kernel's median against the probe's best: reading cannot beat
+	 * the hardware, so the fastest probe is the least noisy estimate of
+	 * what the machine can do, and the fraction errs low.
+	 */
+	*ms = median(tk, reps);
+	qsort(tp, (size_t)reps, sizeof(*tp), cmp_double);
+	*probe_gbps = 2.0 * (double)kv / (tp[0] * 1e6);
+	rc = 0;
+done:
+	(void)sink;
+	free(tk);
+	free(tp);
+	return rc;
+}
+
+int
+mk_mdec_agree(const struct mk_mdec *p, const float *lse, const float *out,
+    const float *rlse, const float *rout, double tol, struct mk_err *e)
+{
+	size_t bh = (size_t)p->B * (size_t)p->QH, i;
+	double big;
+	int d;
+
+	for (i = 0; i < bh; i++) {
+		if (!(lse[i] == rlse[i] || fabs(lse[i] - rlse[i]) <= tol *
+		    fmax(1.0, fabs(rlse[i]))))
+			return mk_err_data(e, "batch %zu head %zu: lse %.9g, "
+			    "generic %.9g", i / (size_t)p->QH,
+			    i % (size_t)p->QH, lse[i], rlse[i]);
+		for (big = 0, d = 0; d < p->D; d++)
+			big = fmax(big, fabs(rout[i * (size_t)p->D +
+			    (size_t)d]));
+		for (d = 0; d < p->D; d++) {
+			size_t j = i * (size_t)p->D + (size_t)d;
+
+			if (!(fabs(out[j] - rout[j]) <= tol * (fabs(rout[j]) +
+			    big)))
+				return mk_err_data(e, "batch %zu head %zu "
+				    "dim %d: out %.9g, generic %.9g",
+				    i / (size_t)p->QH, i % (size_t)p->QH, d,
+				    out[j], rout[j]);
+		}
+	}
+	return 0;
+}
+
+/* The bench's problem at batch size B: the flat prefix of the buffers. */
+static struct mk_mdec
+bench_problem(const struct mk_mdec_bench *b, int B, const float *q,
+    const void *k, const void *v, const uint8_t *mask)
+{
+	struct mk_mdec p;
+
+	memset(&p, 0, sizeof(p));
+	p.B = B;
+	p.QH = b->QH;
+	p.KH = b->KH;
+	p.D = b->D;
+	p.V = b->V;
+	p.dtype = b->dtype;
+	p.qdtype = b->dtype;
+	p.scale = 1.0 / sqrt((double)b->D);
+	p.q = q;
+	p.k = k;
+	p.v = v;
+	p.mask = mask;
+	p.row = b->V;
+	p.mrow = b->V;
+	return p;
+}
+
+/* The bench's buffers: the largest batch's inputs and two outputs. */
+struct bufs {
+	void		*k, *v;
+	uint8_t		*mask;
+	float		*q, *lse, *out, *glse, *gout;
+	size_t		 nkv, per, bh;
+};
+
+static void *
+page_alloc(size_t n, const char *what, struct mk_err *e)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, n ? n : 1) != 0)
+		return mk_err_data(e, "--bench: out of memory for %s (%.2f GB)",
+		    what, (double)n / 1e9), NULL;
+	return p;
+}
+
+static void
+bufs_free(struct bufs *u)
+{
+	free(u->k);
+	free(u->v);
+	free(u->mask);
+	free(u->q);
+	free(u->lse);
+	free(u->out);
+	free(u->glse);
+	free(u->gout);
+}
+
+/* Allocate and fill the inputs (in parallel, first touch by the readers). */
+static int
+bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
+{
+	size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	int i, maxB = 1, maxT = 1;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < b->nbsz; i++)
+		maxB = b->bsz[i] > maxB ? b->bsz[i] : maxB;
+	for (i = 0; i < b->nthreads; i++)
+		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
+	u->per = (size_t)b->KH * (size_t)b->V;	/* positions per batch */
+	u->nkv = (size_t)maxB * u->per * (size_t)b->D;
+	u->bh = (size_t)maxB * (size_t)b->QH;
+	if ((u->k = page_alloc(u->nkv * esz, "k", e)) == NULL ||
+	    (u->v = page_alloc(u->nkv * esz, "v", e)) == NULL ||
+	    (u->mask = page_alloc((size_t)maxB * u->per, "the mask", e)) ==
+	    NULL ||
+	    (u->q = page_alloc(u->bh * (size_t)b->D * 4, "q", e)) == NULL ||
+	    (u->lse = page_alloc(u->bh * 4, "lse", e)) == NULL ||
+	    (u->glse = page_alloc(u->bh * 4, "lse", e)) == NULL ||
+	    (u->out = page_alloc(u->bh * (size_t)b->D * 4, "out", e)) ==
+	    NULL ||
+	    (u->gout = page_alloc(u->bh * (size_t)b->D * 4, "out", e)) ==
+	    NULL)
+		return -1;
+	mk_mdec_fill(u->k, u->nkv, b->dtype, b->seed * 4 + 1, maxT);
+	mk_mdec_fill(u->v, u->nkv, b->dtype, b->seed * 4 + 2, maxT);
+	mk_mdec_fill_mask(u->mask, (size_t)maxB * u->per, b->density,
+	    b->seed * 4 + 3, maxT);
+	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, b->seed * 4, maxT);
+	return 0;
+}
+
+/* Each path against generic on every batch size, before any timing. */
+static int
+bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
+    struct bufs *u, int threads, struct mk_err *e)
+{
+	struct mk_mdec p;
+	struct mk_err d;
+	int i, j;
+
+	for (i = 0; i < b->nbsz; i++) {
+		p = bench_problem(b, b->bsz[i], u->q, u->k, u->v, u->mask);
+		if (mk_mdec_run(&p, &tab[MK_ISA_GENERIC], threads, u->glse,
+		    u->gout, e) < 0)
+			return -1;
+		for (j = 0; j < b->nisa; j++) {
+			if (b->isa[j] == MK_ISA_GENERIC)
+				continue;
+			if (mk_mdec_run(&p, &tab[b->isa[j]], threads, u->lse,
+			    u->out, e) < 0)
+				return -1;
+			if (mk_mdec_agree(&p, u->lse, u->out, u->glse, u->gout,
+			    1e-4, &d) < 0)
+				return mk_err_data(e, "--bench: %s disagrees "
+				    "with generic at bsz %d: %s",
+				    mk_isa_name((enum mk_isa)b->isa[j]),
+				    b->bsz[i], d.msg);
+		}
+	}
+	return 0;
+}
+
+int
+mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
+{
+	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	struct mk_kern tab[MK_NISA];
+	struct mk_mdec p;
+	struct bufs u;
+	double ms, peak, bytes;
+	int i, j, t, maxT = 1, rc = -1;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	for (i = 0; i < b->nthreads; i++)
+		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
+	if (bufs_make(b, &u, e) < 0)
+		goto out;
+	if (bench_check(b, tab, &u, maxT, e) < 0)
+		goto out;
+	fprintf(fp, "isa,threads,bsz,ms,gbps,peak_gbps,frac_peak\n");
+	for (i = 0; i < b->nisa; i++)
+		for (t = 0; t < b->nthreads; t++)
+			for (j = 0; j < b->nbsz; j++) {
+				p = bench_problem(b, b->bsz[j], u.q, u.k, u.v,
+				    u.mask);
+				if (mk_mdec_time(&p, &tab[b->isa[i]],
+				    &tab[mk_isa_best()], b->threads[t],
+				    b->reps, u.lse, u.out, &ms, &peak, e) < 0)
+					goto out;
+				bytes = (double)b->bsz[j] * (double)u.per *
+				    (2.0 * (double)b->D * (double)esz + 1.0);
+				fprintf(fp, "%s,%d,%d,%.3f,%.2f,%.2f,%.3f\n",
+				    mk_isa_name((enum mk_isa)b->isa[i]),
+				    b->threads[t], b->bsz[j], ms,
+				    bytes / (ms * 1e6), peak,
+				    bytes / (ms * 1e6) / peak);
+				fflush(fp);
+			}
+	rc = 0;
+out:
+	bufs_free(&u);
+	return rc;
+}

@@ -1,0 +1,157 @@
+/*
+ * mdec_generic.c - decode attention and the read probe in portable C.
+ *
+ * Deliberately a different algorithm from the SIMD kernel (mdec_kernel.h),
+ * so that the two check each other: one position at a time, each K and V
+ * row widened to f32 into a scratch row, one online-softmax update per
+ * position and head.  The inner loops keep eight
+ * partial sums so that compilers can vectorise them for any target.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/dtype.h"
+#include "base/half.h"
+#include "mdec/mdec.h"
+
+static void
+widen(float *dst, const void *src, int D, int dt)
+{
+	const uint16_t *h = src;
+	const float *f = src;
+	int d;
+
+	switch (dt) {
+	case MK_F16:
+		for (d = 0; d < D; d++)
+			dst[d] = mk_f16_to_f32(h[d]);
+		break;
+	case MK_BF16:
+		for (d = 0; d < D; d++)
+			dst[d] = mk_bf16_to_f32(h[d]);
+		break;
+	default:
+		memcpy(dst, f, (size_t)D * sizeof(float));
+		break;
+	}
+}
+
+static float
+dot(const float *a, const float *b, int D)
+{
+	float s[8] = { 0 };
+	int d, i;
+
+	for (d = 0; d + 8 <= D; d += 8)
+		for (i = 0; i < 8; i++)
+			s[i] += a[d + i] * b[d + i];
+	for (i = 0; d < D; d++, i++)
+		s[i] += a[d] * b[d];
+	return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+/* y += p * x */
+static void
+axpy(float *restrict y, float p, const float *restrict x, int D)
+{
+	int d;
+
+	for (d = 0; d < D; d++)
+		y[d] += p * x[d];
+}
+
+static void
+scale(float *y, float alpha, int D)
+{
+	int d;
+
+	for (d = 0; d < D; d++)
+		y[d] *= alpha;
+}
+
+#define TAU	8.0f	/* as in mdec_kernel.h */
+
+static float
+exp2_flush(float x)
+{
+	return x < -125.0f ? 0.0f : exp2f(x);
+}
+
+static void
+kernel(const struct mk_mdec_task *t, int dt)
+{
+	const int D = t->D, G = t->G, ld = t->ld;
+	const size_t rb = (size_t)D * mk_dtype_size((enum mk_dtype)dt);
+	float *kr = t->work, *vr = t->work + ((D + 15) & ~15);
+	float s, alpha, p;
+	size_t i;
+	int g;
+
+	for (g = 0; g < G; g++) {
+		t->m[g] = -INFINITY;
+		t->l[g] = 0;
+		memset(t->acc + (size_t)g * ld, 0, (size_t)ld * sizeof(float));
+	}
+	for (i = 0; i < t->n; i++) {
+		if (t->mask != NULL && t->mask[i] != 0)
+			continue;
+		widen(kr, (const char *)t->k + i * rb, D, dt);
+		widen(vr, (const char *)t->v + i * rb, D, dt);
+		for (g = 0; g < G; g++) {
+			s = dot(t->q + (size_t)g * ld, kr, D);
+			/*
+			 * The reference maximum moves only when a score
+			 * passes it by TAU, so that rescaling is rare; a NaN
+			 * score never moves it and spreads through p.
+			 */
+			if (s > t->m[g] + TAU) {
+				alpha = exp2_flush(t->m[g] - s);
+				scale(t->acc + (size_t)g * ld, alpha, D);
+				t->l[g] *= alpha;
+				t->m[g] = s;
+			}
+			p = exp2_flush(s - t->m[g]);
+			t->l[g] += p;
+			axpy(t->acc + (size_t)g * ld, p, vr, D);
+		}
+	}
+}
+
+void
+mk_mdec_f16_generic(const struct mk_mdec_task *t)
+{
+	kernel(t, MK_F16);
+}
+
+void
+mk_mdec_bf16_generic(const struct mk_mdec_task *t)
+{
+	kernel(t, MK_BF16);
+}
+
+void
+mk_mdec_f32_generic(const struct mk_mdec_task *t)
+{
+	kernel(t, MK_F32);
+}
+
+/* Read probe: eight 64-bit lanes summed independently. */
+uint64_t
+mk_read_sum_generic(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t a[8] = { 0 }, w, s = 0;
+	size_t i;
+	int j;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		for (j = 0; j < 8; j++) {
+			memcpy(&w, c + i + 8 * j, 8);
+			a[j] += w;
+		}
+	for (; i < n; i++)
+		s += c[i];
+	for (j = 0; j < 8; j++)
+		s += a[j];
+	return s;
+}

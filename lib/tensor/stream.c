@@ -1,0 +1,64 @@
+/* stream.c - recognising an input's format and reading its tensors; see stream.h. */
+#include <string.h>
+
+#include "tensor/csvio.h"
+#include "tensor/npy.h"
+#include "tensor/src_impl.h"
+#include "tensor/stream.h"
+
+int
+mk_src_format(struct mk_src *s, struct mk_err *e)
+{
+	int64_t have;
+	size_t i;
+
+	if (s->fmt != MK_FMT_AUTO)
+		return s->fmt;
+	if ((have = src_fill(s, MK_NPY_MAGIC_LEN, e)) < 0)
+		return -1;
+	if (have == 0)
+		return s->fmt = MK_FMT_EMPTY;
+	if (s->p[s->pos] == 0x93)
+		return s->fmt = MK_FMT_NPY;
+	for (i = 0; ; i++) {
+		if ((size_t)have <= i) {
+			if ((have = src_fill(s, i + 1, e)) < 0)
+				return -1;
+			if ((size_t)have <= i)
+				break;
+		}
+		if (strchr(" \t\r\n", s->p[s->pos + i]) == NULL)
+			break;
+	}
+	if ((size_t)have > i && (s->p[s->pos + i] == '{' ||
+	    s->p[s->pos + i] == '['))
+		return s->fmt = MK_FMT_JSON;
+	return s->fmt = MK_FMT_CSV;
+}
+
+int
+mk_src_next(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
+{
+	int fmt, r;
+
+	if ((fmt = mk_src_format(s, e)) < 0)
+		return -1;
+	switch (fmt) {
+	case MK_FMT_NPY:
+		r = mk_npy_read(s, t, e);
+		break;
+	case MK_FMT_CSV:
+		r = mk_csv_read(s, t, e);
+		break;
+	case MK_FMT_JSON:
+		return mk_err_data(e, "%s: JSON input is not a tensor stream "
+		    "(only eplb-plan reads JSON load files)", s->name);
+	default:
+		r = 0;
+		break;
+	}
+	if (r == 0 && s->index == 0)
+		return mk_err_data(e, "%s: empty input (no tensor)", s->name);
+	return r;
+}
+

@@ -1,0 +1,70 @@
+#!/bin/sh
+# check.sh [ROOT] - the include rule of lib/'s layer folders (README,
+# "Layout"): a folder includes only the folders below it.  Every include
+# of a moekit header names its folder ("tensor/npy.h"); a header ending
+# in _impl.h or _kernel.h is private to its folder.  Prints each offence
+# as FILE:LINE: message and exits 1 if there is one.
+set -u
+root=${1:-.}
+cd "$root" || exit 2
+
+# the folders each folder may include besides itself
+allowed() {
+	case $1 in
+	base)	echo "" ;;
+	simd)	echo "base" ;;
+	tensor)	echo "base simd" ;;
+	cli)	echo "base simd tensor" ;;
+	eplb|a2a|mdec)	echo "base simd tensor" ;;
+	*)	echo "?" ;;
+	esac
+}
+
+# the ISA rows of the kernel table name kernels of the wings (zlib-ng's
+# functable does the same)
+isa_row() {
+	case $1 in
+	lib/simd/kern_generic.c|lib/simd/kern_avx2.c|lib/simd/kern_avx512.c)
+		return 0 ;;
+	esac
+	return 1
+}
+
+bad=0
+out=$(mktemp "${TMPDIR:-/tmp}/layers.XXXXXX") || exit 2
+for f in lib/*/*.c lib/*/*.h; do
+	dir=${f#lib/}
+	dir=${dir%%/*}
+	ok=$(allowed "$dir")
+	if [ "$ok" = "?" ]; then
+		echo "$f:1: folder lib/$dir/ is not a layer (base simd tensor cli eplb a2a mdec)"
+		bad=1
+		continue
+	fi
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+	while IFS= read -r line; do
+		n=${line%%:*}
+		inc=$(echo "$line" | sed 's/.*include[[:space:]]*"\([^"]*\)".*/\1/')
+		case $inc in
+		*/*)	to=${inc%%/*} ;;
+		*)	echo "$f:$n: includes \"$inc\": name its folder (\"dir/$inc\")"
+			continue ;;
+		esac
+		case $inc in
+		*_impl.h|*_kernel.h)
+			[ "$to" = "$dir" ] ||
+			    echo "$f:$n: includes \"$inc\": private to lib/$to/"
+			continue ;;
+		esac
+		[ "$to" = "$dir" ] && continue
+		case " $ok " in *" $to "*) continue ;; esac
+		if isa_row "$f" && { [ "$to" = mdec ] || [ "$to" = a2a ]; }; then
+			continue
+		fi
+		echo "$f:$n: includes \"$inc\": lib/$dir/ may include only ${ok:-its own folder}"
+	done
+done > "$out"
+[ -s "$out" ] && bad=1
+cat "$out"
+rm -f "$out"
+exit $bad
