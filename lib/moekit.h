@@ -1,11 +1,15 @@
 /*
- * moekit.h - the one header the commands include.
- *
- * moekit is a set of Unix filters for Mixture-of-Experts serving that pipe
- * NPY or CSV tensors between them.  This library holds everything they
- * share: tensors and their formats (tensor.h, npy.h, csvio.h, stream.h),
- * the CPU probe and kernel table (cpu.h, kern.h), and the command-line
- * layer (cli.h, io.h) - the only part of lib/ that prints or exits.
+ * moekit.h - the header every command includes: the layers every tool
+ * shares.  The library is in layer folders (README, "Layout"), each of
+ * which includes only those below it:
+ *   base/    errors, dtypes, f16/bf16 scalars, the thread rule
+ *   simd/    the CPU probe and the kernel table
+ *   tensor/  tensors, byte sources, NPY, CSV, streams, slabs
+ *   cli/     options and outputs: the only part of lib/ that prints or
+ *            exits
+ * and one wing per tool, which a command includes itself: eplb/ (load
+ * logs, planners, plans, statistics), a2a/ (traces, layouts, sizes, the
+ * pass over a trace), mdec/ (decode attention, its inputs, the bench).
  */
 #ifndef MOEKIT_H
 #define MOEKIT_H

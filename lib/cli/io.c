@@ -3,6 +3,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -22,6 +23,53 @@
 #define MAX_PENDING	8
 static struct mk_out *pending[MAX_PENDING];
 static int npending;
+
+/*
+ * The temporary files, for a signal handler: it may run at any moment, so
+ * it reads only this array of paths that stay allocated while listed.
+ */
+static char *volatile tmps[MAX_PENDING];
+
+/* Forget temporary file path (renamed or removed). */
+static void
+untrack_tmp(const char *path)
+{
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (tmps[i] == path)
+			tmps[i] = NULL;
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP, SIGPIPE: remove every temporary file, then
+ * end as the signal would have (its usual status, quietly).
+ */
+static void
+on_signal(int sig)
+{
+	int i;
+
+	for (i = 0; i < MAX_PENDING; i++)
+		if (tmps[i] != NULL)
+			unlink(tmps[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigfillset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+}
 
 /* Free an output (its files are dealt with already). */
 static void
@@ -43,8 +91,10 @@ mk_out_abandon(void)
 	int i;
 
 	for (i = 0; i < npending; i++) {
-		if (pending[i]->tmp != NULL)
+		if (pending[i]->tmp != NULL) {
 			unlink(pending[i]->tmp);
+			untrack_tmp(pending[i]->tmp);
+		}
 		release(pending[i]);
 		pending[i] = NULL;
 	}
@@ -99,6 +149,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 	o->fmt = fmt;
 	if (!registered) {
 		atexit(mk_out_abandon);
+		catch_signals();
 		registered = 1;
 	}
 	if (path == NULL || strcmp(path, "-") == 0) {
@@ -130,6 +181,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		err(MK_EXIT_DATA, "%s", path);
 	}
 	track(o);
+	tmps[npending - 1] = o->tmp;
 	/* mkstemp makes the file 0600; give it the mode a plain create would. */
 	mask = umask(0);
 	umask(mask);
@@ -218,31 +270,36 @@ flush_held(struct mk_out *o)
 	size_t n;
 
 	rewind(o->fp);
+	errno = 0;
 	while ((n = fread(buf, 1, sizeof(buf), o->fp)) > 0)
 		if (fwrite(buf, 1, n, stdout) != n)
-			break;
-	errno = 0;
+			write_failed("stdout", errno ? errno : EIO);
 	if (ferror(o->fp) || fflush(stdout) != 0 || ferror(stdout))
 		write_failed("stdout", errno ? errno : EIO);
 }
 
-/* Every output closed cleanly: put each one in place. */
+/*
+ * Every output closed cleanly: put each one in place, stdout first (a
+ * full disk or a closed pipe there still leaves no file behind).
+ */
 static void
 commit(void)
 {
 	int i;
 
+	for (i = 0; i < npending; i++)
+		if (pending[i]->held)
+			flush_held(pending[i]);
 	for (i = 0; i < npending; i++) {
 		struct mk_out *o = pending[i];
 
 		if (o->tmp != NULL) {
 			if (rename(o->tmp, o->path) != 0)
 				err(MK_EXIT_DATA, "%s", o->path);
+			untrack_tmp(o->tmp);
 			free(o->tmp);
 			o->tmp = NULL;
 		}
-		if (o->held)
-			flush_held(o);
 	}
 	for (i = 0; i < npending; i++)
 		release(pending[i]);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/threads.h"
 #include "eplb/eplb.h"
 
 void
@@ -17,10 +18,14 @@ mk_eplb_out_free(struct mk_eplb_out *o)
 }
 
 /*
- * Plan layers [0, L) in parallel; each layer is independent.  The
- * references take microseconds per layer, less than waking threads costs,
- * so only best is spread over threads.
+ * Milliseconds one thread takes per layer (DeepSeek-V3's 256 experts on
+ * 288 slots, this VM): best searches, the references only sort, so they
+ * run on one thread unless there are hundreds of layers.
  */
+#define BEST_MS		0.1
+#define REF_MS		0.02
+
+/* Plan layers [0, L) in parallel; each layer is independent. */
 static int
 plan_layers(const struct mk_eplb_cfg *c, const double *w, int L,
     const int64_t *prev, struct mk_eplb_out *o)
@@ -28,7 +33,8 @@ plan_layers(const struct mk_eplb_cfg *c, const double *w, int L,
 	int l, bad = 0;
 
 #pragma omp parallel for schedule(dynamic) reduction(|:bad) \
-    if (c->algo == MK_EPLB_BEST && L > 1)
+    num_threads(mk_threads_for(L * (c->algo == MK_EPLB_BEST ? BEST_MS : \
+    REF_MS)))
 	for (l = 0; l < L; l++) {
 		struct mk_eplb_plan p;
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/threads.h"
 #include "eplb/eplb.h"
 
 int
@@ -21,7 +22,9 @@ mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w,
 	/* The other policy: global for hierarchical plans, and back. */
 	other = mk_eplb_config(&oc, c->hier ? MK_EPLB_GLOBAL : MK_EPLB_HIER,
 	    &ignore) == 0 && oc.hier != c->hier;
-#pragma omp parallel for schedule(dynamic) reduction(|:bad)
+	/* a layer's bound and other plan take about 0.25 ms on one thread */
+#pragma omp parallel for schedule(dynamic) reduction(|:bad) \
+    num_threads(mk_threads_for(plan->L * 0.25))
 	for (l = 0; l < plan->L; l++) {
 		const double *wl = w + (size_t)l * (size_t)c->E;
 		const int64_t *pl = plan->phy2log + (size_t)l * (size_t)c->R;

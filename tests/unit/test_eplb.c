@@ -377,6 +377,48 @@ test_group_splits(void)
 	CU_ASSERT_EQUAL(ways[0] | ways[1] | ways[2] | ways[3], 0xff);
 }
 
+/*
+ * The --stats table: a row per layer under its input index, the totals
+ * (sums, vLLM's balancedness, the mean gap), the other policy's columns
+ * (global, for this hierarchical plan) only where it exists, the
+ * migration columns with a previous plan.
+ */
+static void
+test_stats_write(void)
+{
+	struct mk_eplb_cfg c = cfg(4, 8, 2, 1, 1, MK_EPLB_BEST, MK_EPLB_AUTO);
+	struct mk_eplb_stat st[2] = {
+		{ 10, 8, 0.8, 9, 10.0 / 9, 1, 12, 8.0 / 12, 3, 2 },
+		{ 4, 4, 1, 4, 1, 1, 5, 0.8, 0, 0 },
+	};
+	const int layer[2] = { 3, 7 };
+	char *buf = NULL;
+	size_t len;
+	FILE *fp;
+
+	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
+	mk_eplb_stats_write(fp, &c, 2, layer, st, 1);
+	fclose(fp);
+	CU_ASSERT_STRING_EQUAL(buf,
+	    "layer,max_load,mean_load,balancedness,lower_bound,gap,"
+	    "other_policy,other_max_load,other_balancedness,slots_changed,"
+	    "experts_copied\n"
+	    "3,10,8,0.800000,9,1.111111,global,12,0.666667,3,2\n"
+	    "7,4,4,1.000000,4,1.000000,global,5,0.800000,0,0\n"
+	    "total,14,12,0.857143,13,1.055556,global,17,0.705882,3,2\n");
+	free(buf);
+	st[0].has_other = st[1].has_other = 0;
+	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
+	mk_eplb_stats_write(fp, &c, 1, layer, st, 0);
+	fclose(fp);
+	CU_ASSERT_STRING_EQUAL(buf,
+	    "layer,max_load,mean_load,balancedness,lower_bound,gap,"
+	    "other_policy,other_max_load,other_balancedness\n"
+	    "3,10,8,0.800000,9,1.111111,,,\n"
+	    "total,10,8,0.800000,9,1.111111,,,\n");
+	free(buf);
+}
+
 void
 suite_eplb(void)
 {
@@ -393,4 +435,5 @@ suite_eplb(void)
 	CU_add_test(s, "relabelling towards a previous plan", test_relabel);
 	CU_add_test(s, "assignment vs brute force", test_assign);
 	CU_add_test(s, "group splits", test_group_splits);
+	CU_add_test(s, "the statistics table", test_stats_write);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/half.h"
 #include "mdec/mdec.h"
@@ -288,6 +289,110 @@ test_read_sum(void)
 	free(buf);
 }
 
+/* Write tensors t[0..n) as one NPY stream to a temporary file. */
+static char *
+stream_file(const struct mk_tensor *t, int n)
+{
+	char *path = strdup("/tmp/test-mdec.XXXXXX");
+	struct mk_err e;
+	FILE *fp;
+	int fd = -1, i;
+
+	CU_ASSERT_FATAL(path != NULL && (fd = mkstemp(path)) >= 0);
+	CU_ASSERT_FATAL((fp = fdopen(fd, "w")) != NULL);
+	for (i = 0; i < n; i++)
+		CU_ASSERT(mk_npy_write(fp, &t[i], &e) == 0);
+	fclose(fp);
+	return path;
+}
+
+/* A random q, k, v [1, 2, 1|5, 8] f32 and a mask [1, 2, 5]. */
+static void
+small_inputs(struct mk_tensor t[5])
+{
+	static const int64_t qs[4] = { 1, 2, 1, 8 }, ks[4] = { 1, 2, 5, 8 };
+	static const int64_t ms[3] = { 1, 2, 5 };
+	struct rng r = { 99 };
+	struct mk_err e;
+	size_t i;
+	int k;
+
+	for (k = 0; k < 5; k++)
+		mk_tensor_init(&t[k]);
+	CU_ASSERT_FATAL(mk_tensor_alloc(&t[0], MK_F32, 4, qs, &e) == 0);
+	CU_ASSERT_FATAL(mk_tensor_alloc(&t[1], MK_F32, 4, ks, &e) == 0);
+	CU_ASSERT_FATAL(mk_tensor_alloc(&t[2], MK_F32, 4, ks, &e) == 0);
+	CU_ASSERT_FATAL(mk_tensor_alloc(&t[3], MK_BOOL, 3, ms, &e) == 0);
+	CU_ASSERT_FATAL(mk_tensor_alloc(&t[4], MK_BOOL, 3, ms, &e) == 0);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < t[k].nelem; i++)
+			((float *)t[k].data)[i] = (float)rng_unit(&r) - 0.5f;
+	for (i = 0; i < t[3].nelem; i++)
+		((uint8_t *)t[3].data)[i] = rng_next(&r) % 3 == 0;
+}
+
+/*
+ * mdecode's input policy: one stream of 3 or 4 tensors, or a file each,
+ * give the same problem; a stream of 2 or 5 tensors, and a file of two
+ * tensors for -q, are refused by name.
+ */
+static void
+test_input_policy(void)
+{
+	struct mk_mdec_in in = { 0, 0, 0, 0, 0, -1 };
+	const char *none[4] = { NULL, NULL, NULL, NULL }, *paths[4];
+	struct mk_mdec_io a, b;
+	struct mk_tensor t[5];
+	struct mk_err e;
+	char *f4, *f3, *f2, *f5, *one[4];
+	int i;
+
+	small_inputs(t);
+	f4 = stream_file(t, 4);
+	f3 = stream_file(t, 3);
+	f2 = stream_file(t, 2);
+	f5 = stream_file(t, 5);
+	for (i = 0; i < 4; i++)
+		one[i] = stream_file(&t[i], 1);
+	CU_ASSERT_EQUAL(mk_mdec_load(&a, f4, none, &in, &e), 0);
+	CU_ASSERT(a.has_mask && a.p.mask != NULL && a.p.V == 5 && a.p.QH == 2);
+	for (i = 0; i < 4; i++)
+		paths[i] = one[i];
+	CU_ASSERT_EQUAL(mk_mdec_load(&b, NULL, paths, &in, &e), 0);
+	CU_ASSERT(b.has_mask && b.p.V == a.p.V && b.p.KH == a.p.KH);
+	CU_ASSERT_EQUAL(memcmp(b.p.q, a.p.q, 16 * sizeof(float)), 0);
+	CU_ASSERT_EQUAL(memcmp(b.p.mask, a.p.mask, 10), 0);
+	CU_ASSERT_EQUAL(mk_mdec_compute(&a, 1, -1, &e), 0);
+	CU_ASSERT_EQUAL(mk_mdec_compute(&b, 2, MK_F16, &e), 0);
+	CU_ASSERT(a.odata == (void *)a.out && b.odata == (void *)b.half);
+	CU_ASSERT_EQUAL(memcmp(a.lse, b.lse, 2 * sizeof(float)), 0);
+	mk_mdec_io_free(&a);
+	mk_mdec_io_free(&b);
+	CU_ASSERT_EQUAL(mk_mdec_load(&a, f3, none, &in, &e), 0);
+	CU_ASSERT(!a.has_mask && a.p.mask == NULL);
+	mk_mdec_io_free(&a);
+	CU_ASSERT_EQUAL(mk_mdec_load(&a, f2, none, &in, &e), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, ": 2 tensors: mdecode reads q, "
+	    "k, v and an optional mask"));
+	mk_mdec_io_free(&a);
+	CU_ASSERT_EQUAL(mk_mdec_load(&a, f5, none, &in, &e), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, ": a fifth tensor"));
+	mk_mdec_io_free(&a);
+	paths[0] = f2;
+	CU_ASSERT_EQUAL(mk_mdec_load(&a, NULL, paths, &in, &e), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, ": more than one tensor: -q "
+	    "takes a file holding q alone"));
+	mk_mdec_io_free(&a);
+	unlink(f4), unlink(f3), unlink(f2), unlink(f5);
+	free(f4), free(f3), free(f2), free(f5);
+	for (i = 0; i < 4; i++) {
+		unlink(one[i]);
+		free(one[i]);
+	}
+	for (i = 0; i < 5; i++)
+		mk_tensor_free(&t[i]);
+}
+
 void
 suite_mdec(void)
 {
@@ -296,4 +401,6 @@ suite_mdec(void)
 	CU_add_test(s, "every path, dtype, layout, thread count vs float64",
 	    test_paths);
 	CU_add_test(s, "read probe", test_read_sum);
+	CU_add_test(s, "input policy: one stream or a file each",
+	    test_input_policy);
 }

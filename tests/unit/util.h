@@ -57,6 +57,7 @@ void	suite_eplb(void);
 void	suite_loads(void);
 void	suite_a2a(void);
 void	suite_a2a_scan(void);
+void	suite_a2a_job(void);
 void	suite_mdec(void);
 
 #endif
