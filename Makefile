@@ -22,7 +22,7 @@ FUZZ_SECONDS ?= 60
 TOOLS = tensor-cat eplb-plan a2a-layout mdecode
 
 # Debian 12 packages: building, testing, and (separately) fuzzing.
-DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libjansson-dev
+DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libzip-dev
 DEPS_CHECK = $(DEPS_BUILD) mandoc python3-numpy
 DEPS_FUZZ  = clang libclang-rt-14-dev
 
@@ -47,7 +47,7 @@ MK_CFLAGS = -std=c11 $(OPT) $(WARN) $(OMP) $(SANFLAGS) $(CFLAGS)
 MK_LDFLAGS = $(OMP) $(SANFLAGS) $(LDFLAGS)
 # Debian ships static archives of these: linking them in saves three
 # shared-library loads at every start (a third of eplb-plan's run time).
-LIBS = -Wl,-Bstatic -lcsv -largtable2 -ljansson -Wl,-Bdynamic -lm
+LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -lzip -lm
 
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c

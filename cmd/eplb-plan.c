@@ -1,13 +1,15 @@
 /*
- * eplb-plan - read expert loads (NPY, CSV, SGLang or vLLM JSON) and write
- * an expert placement: phy2log [L, R], log2phy [L, E, X] and logcnt
- * [L, E], all i64, as one tensor stream.
+ * eplb-plan - read expert loads (NPY, CSV, SGLang or vLLM/ADRS JSON,
+ * SGLang's torch .pt dump), one scenario per input or per window, and
+ * write an expert placement - phy2log [L, R], log2phy [L, E, X], logcnt
+ * [L, E] (i64) as one tensor stream, or SGLang's JSON - or, with --eval,
+ * score a placement on the loads.
  */
 #include <err.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <argtable2.h>
 
@@ -16,70 +18,106 @@
 #include "eplb/eplb_plan.h"
 #include "eplb/loads.h"
 
+enum { O_R, O_NRED, O_G, O_N, O_K, O_POLICY, O_ALGO, O_OBJ, O_WINDOW,
+	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_EVAL, O_STATS, O_REPORT,
+	O_EFFORT, O_FILES, NOPT };
+
+static const struct mk_optspec spec[NOPT] = {
+	[O_R] = { 's', "r", "replicas", "R", "slots per layer (or the next)" },
+	[O_NRED] = { 's', NULL, "num-redundant-experts", "N", "R = E + N" },
+	[O_G] = { 'S', "G", "gpus,num-gpus", "G", "GPUs (R/G slots each)" },
+	[O_N] = { 's', "n", "nodes,num-nodes", "N", "nodes (default 1)" },
+	[O_K] = { 's', "g", "groups,num-groups", "K", "expert groups (default "
+	    "1)" },
+	[O_POLICY] = { 's', NULL, "policy", "auto|hierarchical|global",
+	    "(auto: hierarchical when K % N == 0)" },
+	[O_ALGO] = { 's', "a", "algo", "deepseek|waterfill|best", "(default "
+	    "best)" },
+	[O_OBJ] = { 's', NULL, "objective", "mean|worst", "best's, over "
+	    "scenarios (default mean)" },
+	[O_WINDOW] = { 's', NULL, "window", "N", "the last N steps of a "
+	    "[T,L,E] log (default all)" },
+	[O_HISTORY] = { 's', NULL, "history", "K", "K windows: K scenarios" },
+	[O_SKIP] = { 'l', NULL, "skip-zero-layers", NULL, "drop all-zero "
+	    "(dense) layers" },
+	[O_WIDTH] = { 's', NULL, "log2phy-width", "seed|max", "R-E+1 or the "
+	    "largest count" },
+	[O_PREV] = { 'f', NULL, "prev", "PLAN", "previous phy2log: move the "
+	    "fewest experts" },
+	[O_GAIN] = { 's', NULL, "min-gain", "X", "keep PLAN unless the gain is "
+	    "X (0.02: 2%)" },
+	[O_EVAL] = { 'f', NULL, "eval", "PLAN", "score PLAN on the loads" },
+	[O_STATS] = { 'l', NULL, "stats", NULL, "statistics on stderr (CSV)" },
+	[O_REPORT] = { 'f', NULL, "report", "FILE", "the statistics to FILE" },
+	[O_EFFORT] = { 's', NULL, "effort", "N", "best's search steps (default "
+	    "64)" },
+	[O_FILES] = { 'F', NULL, NULL, "FILE", "loads, a scenario each "
+	    "(default: stdin)" },
+};
+
 static const char *const outputs[] = { "phy2log", "log2phy", "logcnt" };
 
 struct opts {
 	struct mk_opts	 c;
 	struct mk_eplb_cfg cfg;
-	int		 policy;
-	int		 window;
-	int		 skip_zero;
-	int		 width_max;
-	int		 stats;
-	const char	*report;
-	const char	*prev;
-	const char	*input;
-	int		 emit[8], nemit;
+	int		 redundant;	/* --num-redundant-experts, or -1 */
+	int		 policy, window, history, skip_zero, width_max, stats;
+	double		 min_gain;	/* -1: always the new plan */
+	const char	*report, *prev, *eval;
+	const char	**files;	/* none: stdin */
+	int		 nfiles;
 };
 
 static const struct mk_usage usage = {
-	"-r R -G G [-n N] [-g K] [--policy auto|hierarchical|global] "
-	    "[-a deepseek|waterfill|best] [--window N] [--skip-zero-layers] "
-	    "[--log2phy-width seed|max] [--prev PLAN] [--stats] "
-	    "[--report FILE] [--effort N] [-f csv|npy] [--emit LIST] "
-	    "[-o FILE] [--threads N] [-hVv] [FILE]",
+	"-r R | --num-redundant-experts N -G G [-n N] [-g K] "
+	    "[--policy auto|hierarchical|global] [-a deepseek|waterfill|best] "
+	    "[--objective mean|worst] [--window N [--history K]] "
+	    "[--skip-zero-layers] [--log2phy-width seed|max] "
+	    "[--prev PLAN [--min-gain X]] [--eval PLAN] [--stats] "
+	    "[--report FILE] [--effort N] [-f csv|npy|sglang] [--emit LIST] "
+	    "[-o FILE] [--threads N] [-hVv] [FILE ...]",
 	"Plan where expert replicas live from expert load logs.",
-	"Outputs, in order: phy2log [L,R], log2phy [L,E,X], logcnt [L,E] (i64).\n"
-	    "FILE: loads [E], [L,E] or [T,L,E] (NPY/CSV), a layer,expert,load "
-	    "CSV,\nan SGLang {\"logical_count\"} or vLLM {\"load_history\"} "
-	    "JSON; none or -: stdin.\n",
+	"Outputs, in order: phy2log [L,R], log2phy [L,E,X], logcnt [L,E] (i64);\n"
+	    "-f sglang: SGLang's --init-expert-location JSON.  --eval: the "
+	    "table, or\ngpu_load [S,L,G] (f64).  FILE: loads [E], [L,E] or "
+	    "[T,L,E] (NPY/CSV),\na layer,expert,load CSV, SGLang's "
+	    "{\"logical_count\"} JSON or .pt dump, or\nthe ADRS "
+	    "{\"load_history\"} JSON; several FILEs are several scenarios;\n"
+	    "none or -: stdin.\n",
 };
 
-/* The options of the table, by name. */
-struct args {
-	struct arg_str	*r, *g, *n, *k, *policy, *algo, *window, *width,
-			*effort;
-	struct arg_lit	*skip, *stats;
-	struct arg_file	*prev, *report, *file;
-};
-
+/* The rules between options, before anything is read. */
 static void
-make_args(struct args *a)
+mode_rules(const struct opts *o)
 {
-	a->r = arg_str1("r", "replicas", "R", "physical expert slots per "
-	    "layer (required)");
-	a->g = arg_str1("G", "gpus", "G", "GPUs (required; R/G slots each)");
-	a->n = arg_str0("n", "nodes", "N", "nodes (default 1)");
-	a->k = arg_str0("g", "groups", "K", "expert groups (default 1)");
-	a->policy = arg_str0(NULL, "policy", "auto|hierarchical|global",
-	    "placement policy (auto: hierarchical when K %% N == 0)");
-	a->algo = arg_str0("a", "algo", "deepseek|waterfill|best",
-	    "algorithm (default best)");
-	a->window = arg_str0(NULL, "window", "N", "sum the last N steps of a "
-	    "[T,L,E] log (default all)");
-	a->skip = arg_lit0(NULL, "skip-zero-layers", "drop layers whose "
-	    "loads are all zero (dense layers)");
-	a->width = arg_str0(NULL, "log2phy-width", "seed|max", "log2phy "
-	    "width: R-E+1 (seed) or the largest count (max)");
-	a->prev = arg_file0(NULL, "prev", "PLAN", "previous phy2log: relabel "
-	    "to move the fewest experts");
-	a->stats = arg_lit0(NULL, "stats", "per-layer statistics on stderr "
-	    "(CSV)");
-	a->report = arg_file0(NULL, "report", "FILE", "write the statistics "
-	    "to FILE instead");
-	a->effort = arg_str0(NULL, "effort", "N", "best: search steps per "
-	    "node and layer (default 64)");
-	a->file = arg_file0(NULL, NULL, "FILE", "loads (default: stdin)");
+	const char *in[4] = { o->prev, o->eval, o->nfiles ? NULL : "-" };
+	static const char *const names[] = { "--prev", "--eval", "FILE" };
+	int i;
+
+	if (o->eval && (o->prev || o->min_gain >= 0))
+		mk_usage_error("--eval scores a plan; it takes no --prev or "
+		    "--min-gain");
+	if (o->min_gain >= 0 && !o->prev)
+		mk_usage_error("--min-gain needs --prev (the plan to keep)");
+	if (o->min_gain >= 1)
+		mk_usage_error("--min-gain %g: a fraction of the objective, "
+		    "below 1", o->min_gain);
+	if (!o->eval && (o->cfg.R > 0) == (o->redundant >= 0))
+		mk_usage_error(o->cfg.R > 0 ? "give -r R or "
+		    "--num-redundant-experts N, not both" : "-r R (slots per "
+		    "layer) or --num-redundant-experts N is required");
+	if (o->history > 1 && o->window == 0)
+		mk_usage_error("--history %d needs --window N (the steps of "
+		    "each scenario)", o->history);
+	if ((int64_t)(o->nfiles ? o->nfiles : 1) * o->history >
+	    MK_EPLB_MAX_SCENARIOS)
+		mk_usage_error("%d inputs x --history %d: more than %d "
+		    "scenarios", o->nfiles ? o->nfiles : 1, o->history,
+		    MK_EPLB_MAX_SCENARIOS);
+	for (i = 0; i < o->nfiles; i++)
+		if (strcmp(o->files[i], "-") == 0)
+			in[2] = "-";
+	mk_opt_one_stdin(3, in, names, -1);
 }
 
 static void
@@ -89,73 +127,118 @@ parse_args(int argc, char **argv, struct opts *o)
 	    "global" };
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
 	static const char *const widths[] = { "seed", "max" };
-	static const char *const inputs[] = { "--prev", "FILE" };
+	static const char *const objs[] = { "mean", "worst" };
+	struct arg_file *files;
 	struct mk_common c;
-	struct mk_err e;
-	struct args a;
+	void *a[NOPT], *t[NOPT + 8];
 
 	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
-	    MK_OPT_THREADS);
-	make_args(&a);
-	void *argtable[] = { a.r, a.g, a.n, a.k, a.policy, a.algo, a.window,
-	    a.skip, a.width, a.prev, a.stats, a.report, a.effort, c.format,
-	    c.emit, c.output, c.threads, c.verbose, c.help, c.version, a.file,
-	    arg_end(20) };
-
-	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
+	    MK_OPT_THREADS | MK_OPT_SGLANG);
+	mk_args_make(spec, NOPT, &c, a, t);
+	mk_cli_parse(argc, argv, t, &c, &usage, &o->c);
 	memset(&o->cfg, 0, sizeof(o->cfg));
-	o->cfg.R = (int)mk_arg_int(a.r, 1, 1 << 24, 0, "--replicas");
-	o->cfg.G = (int)mk_arg_int(a.g, 1, 1 << 24, 0, "--gpus");
-	o->cfg.N = (int)mk_arg_int(a.n, 1, 1 << 24, 1, "--nodes");
-	o->cfg.K = (int)mk_arg_int(a.k, 1, 1 << 24, 1, "--groups");
-	o->cfg.algo = mk_arg_choice(a.algo, algos, 3, MK_EPLB_BEST, "--algo");
-	o->cfg.effort = (int)mk_arg_int(a.effort, 1, 1 << 30, 0, "--effort");
-	o->policy = mk_arg_choice(a.policy, policies, 3, MK_EPLB_AUTO,
+	o->cfg.R = (int)mk_arg_int(a[O_R], 1, 1 << 24, 0, "--replicas");
+	o->redundant = (int)mk_arg_int(a[O_NRED], 0, 1 << 24, -1,
+	    "--num-redundant-experts");
+	o->cfg.G = (int)mk_arg_int(a[O_G], 1, 1 << 24, 0, "--gpus");
+	o->cfg.N = (int)mk_arg_int(a[O_N], 1, 1 << 24, 1, "--nodes");
+	o->cfg.K = (int)mk_arg_int(a[O_K], 1, 1 << 24, 1, "--groups");
+	o->cfg.algo = mk_arg_choice(a[O_ALGO], algos, 3, MK_EPLB_BEST,
+	    "--algo");
+	o->cfg.objective = mk_arg_choice(a[O_OBJ], objs, 2, MK_EPLB_MEAN,
+	    "--objective");
+	o->cfg.effort = (int)mk_arg_int(a[O_EFFORT], 1, 1 << 30, 0, "--effort");
+	o->policy = mk_arg_choice(a[O_POLICY], policies, 3, MK_EPLB_AUTO,
 	    "--policy");
-	o->window = (int)mk_arg_int(a.window, 1, 1 << 30, 0, "--window");
-	o->skip_zero = a.skip->count > 0;
-	o->width_max = mk_arg_choice(a.width, widths, 2, 0, "--log2phy-width");
-	o->stats = a.stats->count > 0 || a.report->count > 0;
-	o->report = mk_arg_file(a.report);
-	o->prev = mk_arg_file(a.prev);
-	o->input = mk_arg_file(a.file);
-	if (o->prev != NULL)
-		mk_opt_one_stdin(2, (const char *[]){ o->prev, o->input },
-		    inputs, 1);
-	o->nemit = 3;
-	o->emit[0] = 0;
-	o->emit[1] = 1;
-	o->emit[2] = 2;
-	if (o->c.emit && (o->nemit = mk_select(o->c.emit, outputs, 3,
-	    o->emit, 8, &e)) < 0)
-		mk_usage_error("%s", e.msg);
+	o->window = (int)mk_arg_int(a[O_WINDOW], 1, 1 << 30, 0, "--window");
+	o->history = (int)mk_arg_int(a[O_HISTORY], 1, MK_EPLB_MAX_SCENARIOS,
+	    1, "--history");
+	o->skip_zero = ((struct arg_lit *)a[O_SKIP])->count > 0;
+	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 2, 0,
+	    "--log2phy-width");
+	o->report = mk_arg_file(a[O_REPORT]);
+	o->stats = ((struct arg_lit *)a[O_STATS])->count > 0 || o->report;
+	o->prev = mk_arg_file(a[O_PREV]);
+	o->eval = mk_arg_file(a[O_EVAL]);
+	o->min_gain = ((struct arg_str *)a[O_GAIN])->count ? mk_opt_double(
+	    mk_arg_str(a[O_GAIN]), "--min-gain") : -1;
+	files = a[O_FILES];
+	o->files = files->filename;
+	o->nfiles = files->count;
+	mode_rules(o);
 }
 
-/* The previous plan: its first tensor, [L, R] (or [R] for one layer). */
-static int64_t *
-read_prev(const char *path, const struct mk_eplb_cfg *c, int L)
+/* Notes on stderr about the layers that have no load. */
+static void
+zero_notes(const struct mk_loads *ld)
 {
-	struct mk_phy2log pl;
+	int l;
+
+	if (ld->nzero == 0)
+		return;
+	fprintf(stderr, ld->skipped ? "%s: --skip-zero-layers: dropped %d "
+	    "all-zero layer%s (" : "%s: %d layer%s with no load in any input "
+	    "(", mk_progname(), ld->nzero, ld->nzero > 1 ? "s" : "");
+	for (l = 0; l < ld->nzero; l++)
+		fprintf(stderr, "%s%d", l ? " " : "", ld->zero[l]);
+	if (ld->skipped)
+		fprintf(stderr, "); planning %d\n", ld->L);
+	else
+		fprintf(stderr, ") planned as well: dense layers? "
+		    "--skip-zero-layers drops them\n");
+}
+
+/* E from the loads, R from -r or E + N, and the rules between them. */
+static void
+configure(struct opts *o, const struct mk_loads *ld)
+{
 	struct mk_err e;
-	char what[300], sb[64];
+
+	o->cfg.E = ld->E;
+	if (o->redundant >= 0)
+		o->cfg.R = ld->E + o->redundant;
+	if (mk_eplb_config(&o->cfg, o->policy, &e) < 0)
+		mk_usage_error("%s", e.msg);
+	if (o->c.verbose)
+		fprintf(stderr, "%s: %d scenario%s of %d layers x %d experts -> "
+		    "%d slots on %d GPUs, %d nodes, %d groups, %s policy\n",
+		    mk_progname(), ld->S, ld->S > 1 ? "s" : "", ld->L, ld->E,
+		    o->cfg.R, o->cfg.G, o->cfg.N, o->cfg.K, o->cfg.hier ?
+		    "hierarchical" : "global");
+}
+
+/* --emit against names[0..n) into order[]; returns how many. */
+static int
+emit_list(const struct opts *o, const char *const *names, int n, int *order)
+{
+	struct mk_err e;
+	int i, k;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	if (o->c.emit == NULL)
+		return n;
+	if ((k = mk_select(o->c.emit, names, n, order, 8, &e)) < 0)
+		mk_usage_error("%s", e.msg);
+	return k;
+}
+
+/* A plan file's phy2log rows for the loads' layers, checked. */
+static int64_t *
+read_plan(const char *path, const char *opt, struct mk_phy2log *pl,
+    const struct mk_eplb_cfg *c, const struct mk_loads *ld)
+{
+	struct mk_err e;
+	char what[300];
 	int64_t *p;
 
-	if (mk_phy2log_read(path, "--prev", &pl, &e) < 0)
+	if (pl->p == NULL && mk_phy2log_read(path, opt, pl, &e) < 0)
 		mk_fail(NULL, &e);
-	snprintf(what, sizeof(what), "--prev %s", strcmp(path, "-") ? path :
+	snprintf(what, sizeof(what), "%s %s", opt, strcmp(path, "-") ? path :
 	    "stdin");
-	if (pl.L != L || pl.R != c->R || (pl.ndim == 1 && L != 1)) {
-		mk_err_data(&e, "%s: shape (%s) of %s is not a phy2log of %d "
-		    "layers x %d slots (integers)", what, mk_shape_str(sb,
-		    sizeof(sb), pl.ndim, pl.shape), mk_dtype_name(pl.dtype), L,
-		    c->R);
+	if ((p = mk_phy2log_rows(pl, what, ld->L, ld->L0, ld->layer, c->R,
+	    c->E, &e)) == NULL)
 		mk_fail(NULL, &e);
-	}
-	if (mk_phy2log_check(&pl, -1, c->E, what, &e) < 0)
-		mk_fail(NULL, &e);
-	p = pl.p;
-	pl.p = NULL;
-	mk_phy2log_free(&pl);
 	return p;
 }
 
@@ -186,104 +269,156 @@ put(struct mk_out *w, int which, const struct mk_eplb_cfg *c,
 	mk_out_end(w);
 }
 
-/* The loads, and the configuration checked against them. */
+/* The statistics table of plan (beside no EPLB: eval) to fp. */
 static void
-read_loads(struct opts *o, struct mk_loads *ld, int *fmt)
+table(const struct opts *o, FILE *fp, const struct mk_loads *ld,
+    const struct mk_eplb_out *plan, const int64_t *prev, int eval)
 {
-	struct mk_src *s;
 	struct mk_err e;
-	int l;
 
-	if ((s = mk_src_open(o->input, &e)) == NULL)
+	if (mk_eplb_report(fp, &o->cfg, ld->w, ld->S, ld->L, ld->layer, plan,
+	    prev, eval, &e) < 0)
 		mk_fail(NULL, &e);
-	if ((*fmt = mk_src_format(s, &e)) < 0 ||
-	    mk_loads_read(s, o->window, o->skip_zero, ld, &e) < 0)
-		mk_fail(s, &e);
-	mk_src_close(s);
-	if (ld->skipped) {
-		fprintf(stderr, "%s: --skip-zero-layers: dropped %d all-zero "
-		    "layer%s (", mk_progname(), ld->nzero, ld->nzero > 1 ? "s" :
-		    "");
-		for (l = 0; l < ld->nzero; l++)
-			fprintf(stderr, "%s%d", l ? " " : "", ld->zero[l]);
-		fprintf(stderr, "); planning %d\n", ld->L);
-	}
-	o->cfg.E = ld->E;
-	if (mk_eplb_config(&o->cfg, o->policy, &e) < 0)
-		mk_usage_error("%s", e.msg);
-	if (o->c.verbose)
-		fprintf(stderr, "%s: %d layers x %d experts -> %d slots on %d "
-		    "GPUs, %d nodes, %d groups, %s policy%s\n", mk_progname(),
-		    ld->L, ld->E, o->cfg.R, o->cfg.G, o->cfg.N, o->cfg.K,
-		    o->cfg.hier ? "hierarchical" : "global", ld->T ?
-		    ", steps summed" : "");
 }
 
-/* The statistics table: to --report FILE (opened first), or stderr. */
+/* gpu_load [S, L, G]: every GPU's load in every scenario. */
 static void
-write_stats(const struct opts *o, struct mk_out *rep,
-    const struct mk_loads *ld, const struct mk_eplb_out *plan,
-    const int64_t *prev)
+put_gpu_load(struct mk_out *w, const struct mk_eplb_cfg *c,
+    const struct mk_loads *ld, const struct mk_eplb_out *plan)
 {
-	struct mk_eplb_stat *st;
-	struct mk_err e;
+	int64_t shape[3] = { ld->S, ld->L, c->G };
+	double *v;
 
-	if ((st = calloc((size_t)ld->L, sizeof(*st))) == NULL)
+	if ((v = malloc(sizeof(double) * (size_t)ld->S * (size_t)ld->L *
+	    (size_t)c->G + 1)) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	if (mk_eplb_stats(&o->cfg, ld->w, plan, prev, st, &e) < 0)
-		errx(e.status, "%s", e.msg);
-	mk_eplb_stats_write(rep ? rep->fp : stderr, &o->cfg, ld->L, ld->layer,
-	    st, prev != NULL);
-	if (rep != NULL)
-		mk_out_close(rep);
-	free(st);
+	mk_eplb_gpu_loads(c, ld->w, ld->S, ld->L, plan, v);
+	mk_out_begin(w, "gpu_load", MK_F64, 3, shape);
+	mk_out_data(w, v, (size_t)ld->S * (size_t)ld->L * (size_t)c->G);
+	mk_out_end(w);
+	free(v);
 }
 
+/* --eval: the table on stdout (-o), or gpu_load and the table aside. */
 static int
-run(struct opts *o)
+eval_run(struct opts *o, const struct mk_loads *ld, int fmt)
 {
-	struct mk_loads ld;
+	static const char *const names[] = { "gpu_load" };
+	struct mk_phy2log pl;
 	struct mk_eplb_out plan;
 	struct mk_out *w, *rep = NULL;
 	struct mk_err e;
-	struct timespec t0, t1;
-	int64_t *prev = NULL;
-	int fmt, i;
+	int64_t *p;
+	int order[8], n;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	read_loads(o, &ld, &fmt);
-	if (o->prev != NULL)
-		prev = read_prev(o->prev, &o->cfg, ld.L);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (mk_eplb_plan_all(&o->cfg, ld.w, ld.L, prev, o->width_max, &plan,
-	    &e) < 0)
-		errx(e.status, "%s", e.msg);
+	/* R is the plan's */
+	if (mk_phy2log_read(o->eval, "--eval", &pl, &e) < 0)
+		mk_fail(NULL, &e);
+	if ((o->cfg.R > 0 && o->cfg.R != pl.R) || (o->redundant >= 0 &&
+	    ld->E + o->redundant != pl.R))
+		mk_usage_error("--eval %s: its plan has %d slots a layer, not "
+		    "%d", o->eval, pl.R, o->cfg.R > 0 ? o->cfg.R : ld->E +
+		    o->redundant);
+	o->cfg.R = pl.R;
+	o->redundant = -1;
+	configure(o, ld);
+	p = read_plan(o->eval, "--eval", &pl, &o->cfg, ld);
+	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, &plan, &e) < 0)
+		mk_fail(NULL, &e);
+	n = o->c.emit ? emit_list(o, names, 1, order) : 0;
+	if (o->report != NULL)
+		rep = mk_out_open(o->report, MK_FMT_CSV);
+	w = mk_out_open(o->c.output, n == 0 ? MK_FMT_CSV : o->c.format !=
+	    MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ? MK_FMT_CSV :
+	    MK_FMT_NPY);
+	if (n > 0)
+		put_gpu_load(w, &o->cfg, ld, &plan);
+	table(o, n == 0 ? w->fp : rep ? rep->fp : stderr, ld, &plan, NULL, 1);
+	if (rep != NULL)
+		mk_out_close(rep);
+	mk_out_close(w);
+	mk_eplb_out_free(&plan);
+	free(p);
+	return MK_EXIT_OK;
+}
+
+/* --min-gain: the new plan, or the previous one if it gains too little. */
+static void
+keep_prev(const struct opts *o, const struct mk_loads *ld,
+    const int64_t *prev, struct mk_eplb_out *plan)
+{
+	struct mk_err e;
+	double a, b;
+	int kept;
+
+	if ((kept = mk_eplb_keep_prev(&o->cfg, ld->w, ld->S, ld->L, prev,
+	    o->width_max, o->min_gain, plan, &a, &b, &e)) < 0)
+		mk_fail(NULL, &e);
 	if (o->c.verbose)
-		fprintf(stderr, "%s: read in %.3f ms, planned in %.3f ms\n",
-		    mk_progname(), (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, mk_ms_since(&t1));
+		fprintf(stderr, "%s: --min-gain %g: the new plan lowers the "
+		    "objective by %.4g%% (%.6g -> %.6g): %s\n", mk_progname(),
+		    o->min_gain, a > 0 ? (a - b) / a * 100 : 0, a, b, kept ?
+		    "keeping the previous plan" : "taking the new one");
+}
+
+static int
+plan_run(struct opts *o, const struct mk_loads *ld, int fmt)
+{
+	struct mk_phy2log pl = { 0 };
+	struct mk_eplb_out plan;
+	struct mk_out *w, *rep = NULL;
+	struct mk_err e;
+	struct timespec t0;
+	int64_t *prev = NULL;
+	int order[8], n, i;
+
+	configure(o, ld);
+	n = emit_list(o, outputs, 3, order);
+	if (o->prev != NULL)
+		prev = read_plan(o->prev, "--prev", &pl, &o->cfg, ld);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, prev, o->width_max,
+	    &plan, &e) < 0)
+		mk_fail(NULL, &e);
+	if (o->c.verbose)
+		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
+		    mk_ms_since(&t0));
+	if (prev != NULL && o->min_gain >= 0)
+		keep_prev(o, ld, prev, &plan);
 	/* files first: stdout opened after them is held till all are good */
 	if (o->report != NULL)
 		rep = mk_out_open(o->report, MK_FMT_CSV);
-	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ?
-	    o->c.format : fmt == MK_FMT_CSV ? MK_FMT_CSV : MK_FMT_NPY);
-	for (i = 0; i < o->nemit; i++)
-		put(w, o->emit[i], &o->cfg, &plan);
+	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
+	    fmt == MK_FMT_CSV ? MK_FMT_CSV : MK_FMT_NPY);
+	if (w->fmt == MK_FMT_SGLANG)
+		mk_eplb_sglang_write(w->fp, &o->cfg, &plan, ld->layer, ld->L0);
+	for (i = 0; i < n && w->fmt != MK_FMT_SGLANG; i++)
+		put(w, order[i], &o->cfg, &plan);
 	if (o->stats)
-		write_stats(o, rep, &ld, &plan, prev);
+		table(o, rep ? rep->fp : stderr, ld, &plan, prev, 0);
+	if (rep != NULL)
+		mk_out_close(rep);
 	mk_out_close(w);
 	free(prev);
 	mk_eplb_out_free(&plan);
-	mk_loads_free(&ld);
 	return MK_EXIT_OK;
 }
 
 int
 main(int argc, char *argv[])
 {
+	struct mk_loads ld;
+	struct mk_err e;
 	struct opts o;
+	int fmt, rc;
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
-	return run(&o);
+	if (mk_loads_read_all(o.files, o.nfiles, o.window, o.history,
+	    o.skip_zero, &ld, &fmt, &e) < 0)
+		mk_fail(NULL, &e);
+	zero_notes(&ld);
+	rc = o.eval ? eval_run(&o, &ld, fmt) : plan_run(&o, &ld, fmt);
+	mk_loads_free(&ld);
+	return rc;
 }

@@ -45,8 +45,10 @@ mk_common_args(struct mk_common *c, int flags)
 {
 	memset(c, 0, sizeof(*c));
 	if (flags & MK_OPT_FORMAT)
-		c->format = arg_str0("f", "format", "csv|npy",
+		c->format = arg_str0("f", "format", flags & MK_OPT_SGLANG ?
+		    "csv|npy|sglang" : "csv|npy",
 		    "output format (default: the input's)");
+	c->flags = flags;
 	if (flags & MK_OPT_EMIT)
 		c->emit = arg_str0(NULL, "emit", "NAME[,NAME...]",
 		    "outputs to write, in this order (default: all)");
@@ -61,6 +63,52 @@ mk_common_args(struct mk_common *c, int flags)
 	    "say on stderr which kernel path runs (-vv: each kernel)");
 	c->help = arg_lit0("h", "help", "print this help and exit");
 	c->version = arg_lit0("V", "version", "print the version and exit");
+}
+
+void
+mk_args_make(const struct mk_optspec *spec, int n, const struct mk_common *c,
+    void **a, void **t)
+{
+	void *common[] = { c->format, c->emit, c->output, c->threads,
+	    c->verbose, c->help, c->version };
+	const struct mk_optspec *o;
+	size_t k;
+	int i, m = 0;
+
+	for (i = 0; i < n; i++) {
+		o = &spec[i];
+		switch (o->kind) {
+		case 's':
+			a[i] = arg_str0(o->shortopts, o->longopts, o->datatype,
+			    o->glossary);
+			break;
+		case 'S':
+			a[i] = arg_str1(o->shortopts, o->longopts, o->datatype,
+			    o->glossary);
+			break;
+		case 'l':
+			a[i] = arg_lit0(o->shortopts, o->longopts, o->glossary);
+			break;
+		case 'f':
+		case 'o':
+			a[i] = arg_file0(o->shortopts, o->longopts, o->datatype,
+			    o->glossary);
+			break;
+		default:
+			a[i] = arg_filen(o->shortopts, o->longopts, o->datatype,
+			    0, 4096, o->glossary);
+			break;
+		}
+		if (a[i] == NULL)
+			errx(MK_EXIT_DATA, "out of memory");
+		if (i < n - 1)
+			t[m++] = a[i];
+	}
+	for (k = 0; k < sizeof(common) / sizeof(common[0]); k++)
+		if (common[k] != NULL)
+			t[m++] = common[k];
+	t[m++] = a[n - 1];
+	t[m] = arg_end(20);
 }
 
 void
@@ -319,7 +367,9 @@ void
 mk_cli_parse(int argc, char **argv, void **argtable,
     const struct mk_common *c, const struct mk_usage *u, struct mk_opts *o)
 {
-	static const char *const formats[] = { "csv", "npy" };
+	static const char *const formats[] = { "csv", "npy", "sglang" };
+	static const enum mk_fmt fmts[] = { MK_FMT_CSV, MK_FMT_NPY,
+	    MK_FMT_SGLANG };
 	struct arg_end *end;
 	char desc[512];
 	int n, i;
@@ -360,8 +410,8 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	memset(o, 0, sizeof(*o));
 	o->format = MK_FMT_AUTO;
 	if (c->format != NULL && c->format->count > 0)
-		o->format = mk_opt_choice(c->format->sval[0], formats, 2,
-		    "--format") == 0 ? MK_FMT_CSV : MK_FMT_NPY;
+		o->format = fmts[mk_opt_choice(c->format->sval[0], formats,
+		    c->flags & MK_OPT_SGLANG ? 3 : 2, "--format")];
 	if (c->emit != NULL && c->emit->count > 0)
 		o->emit = c->emit->sval[0];
 	if (c->output != NULL && c->output->count > 0)

@@ -24,6 +24,7 @@
 #define MK_OPT_OUTPUT	0x04	/* -o, --output FILE */
 #define MK_OPT_THREADS	0x08	/* --threads N */
 #define MK_OPT_NO_SHORT_V 0x10	/* --verbose only: the tool uses -v itself */
+#define MK_OPT_SGLANG	0x20	/* -f also takes sglang (eplb-plan) */
 
 struct mk_common {
 	struct arg_str	*format;
@@ -33,6 +34,7 @@ struct mk_common {
 	struct arg_lit	*verbose;
 	struct arg_lit	*help;
 	struct arg_lit	*version;
+	int		 flags;		/* MK_OPT_* */
 };
 
 /* The common options, parsed and checked. */
@@ -60,6 +62,25 @@ void	mk_init(int argc, char **argv);
 
 /* Create the common argtable entries selected by flags into c. */
 void	mk_common_args(struct mk_common *c, int flags);
+
+/*
+ * A tool's own options as a table, one line each: kind 's' (an option
+ * with a value), 'S' (the same, required), 'l' (a flag), 'f' (a file), 'F' (file operands, any
+ * number: the last entry), 'o' (one file operand: the last entry).
+ * longopts may list aliases ("gpus,num-gpus").
+ */
+struct mk_optspec {
+	char		 kind;
+	const char	*shortopts, *longopts, *datatype, *glossary;
+};
+
+/*
+ * The argtable entries of spec[0..n) into a[0..n), and the whole table
+ * into t (room for n + 8): a[0..n-1), the common options of c, the
+ * operand a[n-1], the end.  Exits with status 1 if memory runs out.
+ */
+void	mk_args_make(const struct mk_optspec *spec, int n,
+	    const struct mk_common *c, void **a, void **t);
 
 /*
  * Parse argv with argtable (whose last entry is the arg_end).  Prints help

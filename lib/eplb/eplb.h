@@ -28,6 +28,8 @@
 
 #include "base/errmsg.h"
 
+struct mk_eplb_out;
+
 enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
 
 /*
@@ -38,11 +40,18 @@ enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
 #define MK_EPLB_EFFORT	64
 enum mk_eplb_policy { MK_EPLB_AUTO, MK_EPLB_HIER, MK_EPLB_GLOBAL };
 
+/* What best minimises over scenarios: the mean or the largest maximum. */
+enum mk_eplb_objective { MK_EPLB_MEAN, MK_EPLB_WORST };
+
+/* Scenarios (load inputs, or windows of a log) planned for at once. */
+#define MK_EPLB_MAX_SCENARIOS	64
+
 struct mk_eplb_cfg {
 	int	E, R, G, N, K;	/* experts, slots, GPUs, nodes, groups */
 	int	hier;		/* 1: hierarchical, 0: global (resolved) */
 	int	algo;		/* enum mk_eplb_algo */
 	int	effort;		/* best: search steps per node and layer */
+	int	objective;	/* enum mk_eplb_objective (scenarios) */
 };
 
 /* One layer's plan. */
@@ -73,6 +82,37 @@ int	mk_eplb_waterfill(const struct mk_eplb_cfg *c, const double *w,
 	    struct mk_eplb_plan *p);
 int	mk_eplb_best(const struct mk_eplb_cfg *c, const double *w,
 	    struct mk_eplb_plan *p);
+
+/*
+ * best for S > 1 scenarios of a layer, w[S][E] (each scenario's loads
+ * normalised: they weigh the same): minimises the mean (c->objective
+ * MK_EPLB_WORST: the largest) over scenarios of the largest GPU load,
+ * replicas of one expert on distinct GPUs whenever the node has GPUs
+ * enough, never above deepseek's or waterfill's plan for the scenarios'
+ * sum on that objective.  Returns 0, or -1 if memory ran out.
+ */
+int	mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
+	    struct mk_eplb_plan *p);
+
+/*
+ * The objective of a layer's plan over S scenarios w[S][E]: the mean (or,
+ * MK_EPLB_WORST, the largest) over scenarios of the largest GPU load.
+ */
+double	mk_eplb_objective(const struct mk_eplb_cfg *c, const double *w, int S,
+	    const int64_t *phy2log, const int64_t *cnt);
+
+/* The load of GPU g in a layer's plan (w[e] split evenly over replicas). */
+double	mk_eplb_gpu_load(const struct mk_eplb_cfg *c, const double *w,
+	    const int64_t *phy2log, const int64_t *cnt, int g);
+
+/*
+ * The objective of a whole plan for S scenarios w[S][L][E], summed over
+ * layers: with one scenario the largest GPU load of each layer (in the
+ * loads' units); with more, mk_eplb_objective on the normalised
+ * scenarios.  0 if memory ran out.
+ */
+double	mk_eplb_total_objective(const struct mk_eplb_cfg *c, const double *w,
+	    int S, int L, const struct mk_eplb_out *plan);
 
 /*
  * Largest GPU load of a layer's plan (uniform split of w[e] over its
@@ -132,17 +172,47 @@ struct mk_eplb_out {
 };
 
 /*
- * Plan every layer of w ([L, E]) with c, layers spread over OpenMP
- * threads; then, if prev ([L, R]) is given, relabel each layer towards it.
+ * Layer l of S scenarios of loads w[S][L][E] into ws[S][E], each
+ * scenario's row divided by its sum (an all-zero row stays zero): the
+ * scenarios weigh the same.
+ */
+void	mk_eplb_scenarios(const double *w, int S, int L, int E, int l,
+	    double *ws);
+
+/*
+ * Plan every layer of S scenarios of loads w[S][L][E] with c, layers
+ * spread over threads: with one scenario each layer as it is; with more,
+ * best plans for them all (mk_eplb_best_sc) and the references for their
+ * normalised sum.  Then, if prev ([L, R]) is given, relabel each layer
+ * towards it.
  * X is the log2phy width: R-E+1 (width_max 0, the seed's) or the largest
  * count (width_max 1, DeepSeek's).  Returns 0 with out filled (free with
  * mk_eplb_out_free), or -1 with e filled.
  */
-int	mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int L,
-	    const int64_t *prev, int width_max, struct mk_eplb_out *out,
+int	mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, const int64_t *prev, int width_max, struct mk_eplb_out *out,
 	    struct mk_err *e);
 
 void	mk_eplb_out_free(struct mk_eplb_out *out);
+
+/*
+ * A whole plan from its phy2log alone ([L, R], values in [0, E), every
+ * expert present in every layer): counts from the slots, replica ranks in
+ * ascending slot order, log2phy width as mk_eplb_plan_all's.  Returns 0,
+ * or -1 with e naming the first layer and expert without a replica.
+ */
+int	mk_eplb_out_from(const struct mk_eplb_cfg *c, const int64_t *phy2log,
+	    int L, int width_max, struct mk_eplb_out *out, struct mk_err *e);
+
+/*
+ * SGLang's --init-expert-location JSON to fp: {"physical_to_logical_map":
+ * [[R slots] x L0]}, every layer of the input: plan row l for input layer
+ * layer[l], the trivial map (slot p holds expert p mod E) for the layers
+ * not planned (the dense layers --skip-zero-layers dropped).  SGLang takes
+ * that one key only, rows indexed by absolute layer.
+ */
+void	mk_eplb_sglang_write(FILE *fp, const struct mk_eplb_cfg *c,
+	    const struct mk_eplb_out *plan, const int *layer, int L0);
 
 /*
  * log2phy of layer l: dst[E * X] gets the slot of replica r of expert e at
@@ -152,32 +222,83 @@ void	mk_eplb_out_free(struct mk_eplb_out *out);
 void	mk_eplb_log2phy(const struct mk_eplb_cfg *c,
 	    const struct mk_eplb_out *out, int l, int64_t *dst);
 
-/* What --stats reports for one layer. */
+/*
+ * One layer of S scenarios planned as mk_eplb_plan_all plans it (one
+ * scenario: mk_eplb_layer; more: best for them all, a reference for their
+ * normalised sum).  w is [S][L][E].  Returns 0 or -1 (memory).
+ */
+int	mk_eplb_plan_layer(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, int l, struct mk_eplb_plan *p);
+
+/*
+ * The largest GPU load of a layer without EPLB: one replica of each
+ * expert, in order, E/G consecutive experts a GPU (expert e on GPU
+ * floor(e G / E)).
+ */
+double	mk_eplb_noeplb_max(const struct mk_eplb_cfg *c, const double *w);
+
+/* What --stats and --eval report for one layer in one scenario. */
 struct mk_eplb_stat {
 	double	max, mean, balancedness, lower_bound, gap;
-	int	has_other;	/* the other policy is possible */
-	double	other_max, other_balancedness;
+	int	has_other;	/* the baseline exists */
+	double	other_max, other_balancedness;	/* the baseline's */
 	int64_t	changed, copies;	/* with prev */
 };
 
 /*
- * Statistics of each layer of a plan (balancedness = mean/max, 1 for a
- * layer without load; gap = max/lower bound), and what the other policy
- * (global for hierarchical plans and vice versa) gives with the same
- * algorithm.  prev may be NULL.  Returns 0 or -1 with e filled.
+ * Statistics st[S][L] of each layer of a plan in each scenario of loads
+ * w[S][L][E] (balancedness = mean/max, 1 for a layer without load; gap =
+ * max/lower bound), beside a baseline: no EPLB at all (noeplb), else what
+ * the other policy (global for hierarchical plans and back) gives with
+ * the same algorithm.  prev may be NULL.  Returns 0 or -1 with e filled.
  */
-int	mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w,
-	    const struct mk_eplb_out *plan, const int64_t *prev,
-	    struct mk_eplb_stat *st, struct mk_err *e);
+int	mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, const struct mk_eplb_out *plan, const int64_t *prev,
+	    int noeplb, struct mk_eplb_stat *st, struct mk_err *e);
+
+/* The table of mk_eplb_stats_write. */
+struct mk_eplb_table {
+	const struct mk_eplb_cfg *c;
+	int		 S, L;
+	const int	*layer;		/* [L] the input's index of each row */
+	const struct mk_eplb_stat *st;	/* [S][L] */
+	int		 scenario_col;	/* a leading scenario column */
+	int		 noeplb;	/* the baseline is no EPLB */
+	int		 prev;		/* the migration columns */
+};
 
 /*
- * Write the statistics of L layers as the CSV table of --stats to fp: a
- * header, one row per layer (labelled with layer[l], the input's index)
- * and a total row (sums, balancedness as vLLM logs it: sum of means over
- * sum of maxima, and the mean gap).  prev: add the migration columns.
- * Write errors are fp's to report (ferror).
+ * Write the statistics table as CSV to fp: a header, then for each
+ * scenario a row per layer (labelled with its input index and its plan
+ * row, the row a2a-layout --layer takes) and a total row (sums,
+ * balancedness as vLLM logs it: sum of means over sum of maxima, the
+ * mean gap).  Write errors are fp's to report (ferror).
  */
-void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_cfg *c, int L,
-	    const int *layer, const struct mk_eplb_stat *st, int prev);
+void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t);
+
+/*
+ * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan (rows
+ * labelled layer[]) on loads w[S][L][E] to fp, with a scenario column
+ * when S > 1 or noeplb.  Returns 0, or -1 with e filled.
+ */
+int	mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
+	    int S, int L, const int *layer, const struct mk_eplb_out *plan,
+	    const int64_t *prev, int noeplb, struct mk_err *e);
+
+/* Every GPU's load in every scenario: out[S][L][G]. */
+void	mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, const struct mk_eplb_out *plan, double *out);
+
+/*
+ * --min-gain: compare plan with the previous one (prev [L, R]) on the
+ * total objective (*before: prev's, *after: plan's).  Unless plan lowers
+ * it by at least the fraction min_gain, plan becomes prev's (counts and
+ * ranks from its slots).  Returns 1 if prev was kept, 0 if not, -1 with
+ * e filled.
+ */
+int	mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, const int64_t *prev, int width_max, double min_gain,
+	    struct mk_eplb_out *plan, double *before, double *after,
+	    struct mk_err *e);
 
 #endif

@@ -615,8 +615,9 @@ greedy_split(const struct eplb_groups *gt, int N, uint64_t *nodes)
  * the smallest worst node bound (the first on ties); otherwise a greedy
  * split improved by swaps.  Returns 0 or -1 (memory).
  */
-static int
-split_groups(const struct mk_eplb_cfg *c, const double *w, uint64_t *nodes)
+int
+eplb_split_groups(const struct mk_eplb_cfg *c, const double *w,
+    uint64_t *nodes)
 {
 	struct eplb_groups gt;
 	uint64_t *ways;
@@ -638,24 +639,22 @@ split_groups(const struct mk_eplb_cfg *c, const double *w, uint64_t *nodes)
 	return 0;
 }
 
-/* Our plan, before the comparison with the references. */
-static int
-ours(const struct mk_eplb_cfg *c, const double *w, struct mk_eplb_plan *p)
+int
+eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w,
+    eplb_node_fn *solve, void *ctx, struct mk_eplb_plan *p)
 {
 	int N = c->hier ? c->N : 1, E = c->E, S = c->R / c->G;
 	int gpn = c->G / N, rpn = c->R / N, gs = c->K ? E / c->K : E;
 	int *ids, *slot, *cnt, n, k, g, j, i, ok = -1;
 	uint64_t nodes[64];
-	double *wn;
 
 	ids = malloc(sizeof(int) * (size_t)E);
-	wn = malloc(sizeof(double) * (size_t)E);
 	cnt = malloc(sizeof(int) * (size_t)E);
 	slot = malloc(sizeof(int) * (size_t)rpn);
-	if (!ids || !wn || !cnt || !slot)
+	if (!ids || !cnt || !slot)
 		goto out;
 	if (N > 1) {
-		if (N > 64 || split_groups(c, w, nodes) < 0)
+		if (N > 64 || eplb_split_groups(c, w, nodes) < 0)
 			goto out;
 	}
 	for (k = 0; k < N; k++) {
@@ -670,9 +669,7 @@ ours(const struct mk_eplb_cfg *c, const double *w, struct mk_eplb_plan *p)
 					for (j = 0; j < gs; j++)
 						ids[n++] = g * gs + j;
 		}
-		for (j = 0; j < n; j++)
-			wn[j] = w[ids[j]];
-		if (solve_node(wn, n, gpn, S, c->effort, slot, cnt) < 0)
+		if (solve(ctx, ids, n, gpn, S, slot, cnt) < 0)
 			goto out;
 		for (i = 0; i < rpn; i++)
 			p->phy2log[k * rpn + i] = ids[slot[i]];
@@ -687,10 +684,32 @@ ours(const struct mk_eplb_cfg *c, const double *w, struct mk_eplb_plan *p)
 	ok = 0;
 out:
 	free(ids);
-	free(wn);
 	free(cnt);
 	free(slot);
 	return ok;
+}
+
+/* What a node of best's needs: the layer's loads and the effort. */
+struct one {
+	const double	*w;
+	long		 effort;
+};
+
+static int
+solve_one(void *ctx, const int *ids, int n, int gpus, int S, int *slot,
+    int *cnt)
+{
+	const struct one *o = ctx;
+	double *wn = malloc(sizeof(double) * (size_t)(n + 1));
+	int j, r;
+
+	if (wn == NULL)
+		return -1;
+	for (j = 0; j < n; j++)
+		wn[j] = o->w[ids[j]];
+	r = solve_node(wn, n, gpus, S, o->effort, slot, cnt);
+	free(wn);
+	return r;
 }
 
 static void
@@ -706,12 +725,13 @@ int
 mk_eplb_best(const struct mk_eplb_cfg *c, const double *w,
     struct mk_eplb_plan *p)
 {
+	struct one o = { w, c->effort };
 	struct mk_eplb_plan ref;
 	int64_t *buf;
 	double mine, other;
 	int r, which;
 
-	if (ours(c, w, p) < 0)
+	if (eplb_by_nodes(c, w, solve_one, &o, p) < 0)
 		return -1;
 	mine = mk_eplb_max_load(c, w, p->phy2log, p->cnt, NULL);
 	buf = malloc(sizeof(int64_t) * (size_t)(2 * c->R + c->E));

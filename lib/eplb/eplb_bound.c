@@ -138,19 +138,29 @@ mk_eplb_tstar(const double *w, int n, int slots)
 }
 
 double
+mk_eplb_gpu_load(const struct mk_eplb_cfg *c, const double *w,
+    const int64_t *phy2log, const int64_t *cnt, int g)
+{
+	int S = c->R / c->G, s;
+	double load = 0;
+	int64_t e;
+
+	for (s = 0; s < S; s++) {
+		e = phy2log[(size_t)g * S + s];
+		load += w[e] / (double)cnt[e];
+	}
+	return load;
+}
+
+double
 mk_eplb_max_load(const struct mk_eplb_cfg *c, const double *w,
     const int64_t *phy2log, const int64_t *cnt, double *mean)
 {
-	int S = c->R / c->G, g, s;
 	double max = 0, load, total = 0;
-	int64_t e;
+	int g;
 
 	for (g = 0; g < c->G; g++) {
-		load = 0;
-		for (s = 0; s < S; s++) {
-			e = phy2log[g * S + s];
-			load += w[e] / (double)cnt[e];
-		}
+		load = mk_eplb_gpu_load(c, w, phy2log, cnt, g);
 		total += load;
 		if (load > max)
 			max = load;

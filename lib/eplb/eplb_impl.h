@@ -6,6 +6,9 @@
 
 #include <stdint.h>
 
+struct mk_eplb_cfg;
+struct mk_eplb_plan;
+
 /*
  * Greedy replication (D'Hondt with a floor of one): cnt[j] replicas of
  * n experts with `slots` in all, each extra to the largest w[j]/cnt[j],
@@ -52,8 +55,6 @@ struct eplb_groups {
 	double	*top;		/* [K][x+1] each group's largest pieces */
 };
 
-struct mk_eplb_cfg;
-
 /* Build the tables for c and w. Returns 0 or -1 (memory). */
 int	eplb_groups_init(struct eplb_groups *g, const struct mk_eplb_cfg *c,
 	    const double *w);
@@ -68,5 +69,29 @@ double	eplb_node_term(const struct eplb_groups *g, uint64_t mask);
  */
 double	eplb_best_split(const struct eplb_groups *g, int N,
 	    const uint64_t *ways, int n, int *which);
+
+/*
+ * Choose the groups of each node of a hierarchical plan for loads w:
+ * nodes[k] is a bitmask of groups (every split is tried when there are
+ * few, else a greedy split improved by swaps).  Returns 0 or -1 (memory).
+ */
+int	eplb_split_groups(const struct mk_eplb_cfg *c, const double *w,
+	    uint64_t *nodes);
+
+/*
+ * A node's solver: place the node's experts ids[0..n) onto `gpus` GPUs
+ * of S slots; slot_exp[g*S+k] gets an index into ids, cnt[j] the count of
+ * ids[j].  Returns 0 or -1 (memory).
+ */
+typedef int	eplb_node_fn(void *ctx, const int *ids, int n, int gpus, int S,
+		    int *slot_exp, int *cnt);
+
+/*
+ * A layer's plan node by node: groups split onto nodes by the loads w
+ * (hierarchical plans), each node solved by solve, replica ranks in
+ * ascending slot order.  Returns 0 or -1 (memory).
+ */
+int	eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w,
+	    eplb_node_fn *solve, void *ctx, struct mk_eplb_plan *p);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "eplb/eplb_plan.h"
+#include "tensor/json.h"
 #include "tensor/stream.h"
 
 void
@@ -44,6 +45,70 @@ take(struct mk_phy2log *pl, const struct mk_tensor *t, const char *what,
 	return 0;
 }
 
+/* SGLang's {"physical_to_logical_map": [[...]]} into pl. */
+static int
+from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
+    struct mk_err *e)
+{
+	const unsigned char *p;
+	struct mk_json j;
+	char key[64];
+	size_t n, dims[2], i;
+	double *v = NULL;
+	int r, nd = 0, seen = 0;
+
+	if (mk_src_slurp(s, &p, &n, e) < 0)
+		return -1;
+	mk_json_init(&j, (const char *)p, n, mk_src_name(s), e);
+	while ((r = mk_json_key(&j, key, sizeof(key))) > 0) {
+		if (strcmp(key, "physical_to_logical_map") != 0) {
+			if (mk_json_skip(&j) < 0)
+				return -1;
+			continue;
+		}
+		if (seen++) {
+			free(v);
+			return mk_json_fail(&j, "a second "
+			    "physical_to_logical_map");
+		}
+		if (mk_json_numbers(&j, "physical_to_logical_map", 2,
+		    (size_t)1 << 28, &nd, dims, &v) < 0)
+			return -1;
+	}
+	if (r < 0 || mk_json_end(&j) < 0) {
+		free(v);
+		return -1;
+	}
+	if (!seen || nd != 2 || dims[0] > INT32_MAX || dims[1] > INT32_MAX) {
+		free(v);
+		return mk_err_data(e, "%s: not SGLang's "
+		    "{\"physical_to_logical_map\": [[...]]} (a [layers, slots] "
+		    "map)", what);
+	}
+	pl->ndim = 2;
+	pl->L = (int)(pl->shape[0] = (int64_t)dims[0]);
+	pl->R = (int)(pl->shape[1] = (int64_t)dims[1]);
+	pl->dtype = MK_I64;
+	pl->max = -1;
+	if ((pl->p = malloc(sizeof(int64_t) * (dims[0] * dims[1] + 1))) ==
+	    NULL) {
+		free(v);
+		return mk_err_data(e, "%s: out of memory", what);
+	}
+	for (i = 0; i < dims[0] * dims[1]; i++) {
+		if (v[i] != (double)(int64_t)v[i] || v[i] < -1 || v[i] > 1e9) {
+			free(v);
+			return mk_err_data(e, "%s: slot %zu of layer %zu holds "
+			    "%g, not an expert id", what, i % dims[1],
+			    i / dims[1], v[i]);
+		}
+		pl->p[i] = (int64_t)v[i];
+		pl->max = pl->p[i] > pl->max ? pl->p[i] : pl->max;
+	}
+	free(v);
+	return 0;
+}
+
 int
 mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
     struct mk_err *e)
@@ -58,7 +123,9 @@ mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
 		return -1;
 	snprintf(what, sizeof(what), "%s %s", opt, mk_src_name(s));
 	mk_tensor_init(&t);
-	if ((r = mk_src_next(s, &t, e)) < 0) {
+	if ((r = mk_src_format(s, e)) == MK_FMT_JSON) {
+		r = from_json(s, what, pl, e);
+	} else if (r < 0 || (r = mk_src_next(s, &t, e)) < 0) {
 		/* the reader's message already names the file */
 		snprintf(what, sizeof(what), "%s %s", opt, e->msg);
 		mk_err_data(e, "%.*s", (int)sizeof(e->msg) - 1, what);
@@ -88,4 +155,32 @@ mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
 				    (long long)v, E);
 		}
 	return 0;
+}
+
+int64_t *
+mk_phy2log_rows(struct mk_phy2log *pl, const char *what, int L, int L0,
+    const int *layer, int R, int E, struct mk_err *e)
+{
+	char sb[64];
+	int64_t *p = NULL;
+	int l, from = pl->L == L0 && pl->L != L;
+
+	if ((pl->L != L && !from) || pl->R != R || (pl->ndim == 1 && L != 1)) {
+		mk_err_data(e, "%s: shape (%s) of %s is not a phy2log of %d "
+		    "layers x %d slots (integers)", what, mk_shape_str(sb,
+		    sizeof(sb), pl->ndim, pl->shape), mk_dtype_name(pl->dtype),
+		    L, R);
+		goto out;
+	}
+	for (l = 0; from && l < L; l++)
+		memmove(pl->p + (size_t)l * R, pl->p + (size_t)layer[l] * R,
+		    sizeof(int64_t) * (size_t)R);
+	pl->L = L;
+	if (mk_phy2log_check(pl, -1, E, what, e) < 0)
+		goto out;
+	p = pl->p;
+	pl->p = NULL;
+out:
+	mk_phy2log_free(pl);
+	return p;
 }

@@ -11,6 +11,7 @@
  * the same on x86-64); sums of many loads are taken in double and rounded
  * once, where torch's reduction may round several times.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +267,27 @@ list:
 }
 
 /*
+ * The loads as float32, as torch's .float() has them, scaled by the power
+ * of two that puts the largest in [1, 2): a power of two changes no
+ * rounding, so the plan is torch's wherever torch's arithmetic holds, the
+ * same for loads of any scale, and sums of 1e38-sized loads cannot
+ * overflow float32 (they did: inf shares, NaN counts).
+ */
+static void
+to_float(const double *w, int n, float *wf)
+{
+	double big = 0;
+	int j, k = 0;
+
+	for (j = 0; j < n; j++)
+		big = w[j] > big ? w[j] : big;
+	if (big > 0 && big <= DBL_MAX)
+		k = -ilogb(big);
+	for (j = 0; j < n; j++)
+		wf[j] = (float)ldexp(w[j], k);
+}
+
+/*
  * The shared skeleton (DeepSeek's rebalance_experts_hierarchical) with
  * the given packer and replicator.  Global = one group, one node.
  */
@@ -309,8 +331,7 @@ skeleton(const struct mk_eplb_cfg *c, const double *w, pack_fn *pack,
 	    !s.order || !s.items || !s.loads || !s.count || !s.perm)
 		goto out;
 
-	for (j = 0; j < E; j++)
-		wf[j] = (float)w[j];
+	to_float(w, E, wf);
 	/* Step 1: groups onto nodes. */
 	for (g = 0; g < K; g++) {
 		for (j = 0, sum = 0; j < gs; j++)

@@ -2,42 +2,70 @@
  * loads.c - reading expert load logs; see loads.h.  Dense tensors come
  * through the tensor stream readers, JSON through libjansson.
  */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 
 #include "eplb/loads.h"
+#include "tensor/json.h"
+#include "tensor/pt.h"
+#include "tensor/zip.h"
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
 
 void
 mk_loads_free(struct mk_loads *l)
 {
+	int i;
+
 	free(l->w);
 	free(l->layer);
 	free(l->zero);
+	for (i = 0; l->name != NULL && i < l->S; i++)
+		free(l->name[i]);
+	free(l->name);
 	memset(l, 0, sizeof(*l));
 }
 
+/* Room for S scenarios of L x E loads, named name. */
 static int
-alloc_loads(struct mk_loads *l, int L, int E, const char *name,
+alloc_loads(struct mk_loads *l, int S, int L, int E, const char *name,
     struct mk_err *e)
 {
+	int i;
+
 	if (L < 1 || E < 1)
 		return mk_err_data(e, "%s: no loads (%d layers of %d experts)",
 		    name, L, E);
-	if ((int64_t)L * E > MK_LOADS_MAX_CELLS)
-		return mk_err_data(e, "%s: %d layers x %d experts exceeds the "
-		    "limit of %d loads", name, L, E, MK_LOADS_MAX_CELLS);
-	l->L = L;
+	if ((int64_t)S * L * E > MK_LOADS_MAX_CELLS)
+		return mk_err_data(e, "%s: %d scenarios of %d layers x %d "
+		    "experts exceed the limit of %d loads", name, S, L, E,
+		    MK_LOADS_MAX_CELLS);
+	l->S = S;
+	l->L = l->L0 = L;
 	l->E = E;
-	l->w = calloc((size_t)L * (size_t)E, sizeof(double));
+	l->w = calloc((size_t)S * (size_t)L * (size_t)E, sizeof(double));
 	l->layer = malloc(sizeof(int) * (size_t)L);
-	if (l->w == NULL || l->layer == NULL)
+	l->name = calloc((size_t)S, sizeof(char *));
+	if (l->w == NULL || l->layer == NULL || l->name == NULL)
 		return mk_err_data(e, "%s: out of memory", name);
+	for (i = 0; i < S; i++)
+		if ((l->name[i] = strdup(name)) == NULL)
+			return mk_err_data(e, "%s: out of memory", name);
+	for (i = 0; i < L; i++)
+		l->layer[i] = i;
 	return 0;
+}
+
+/* The load of scenario k, layer i, expert j. */
+static double *
+cell(struct mk_loads *l, int k, int i, int j)
+{
+	return l->w + ((size_t)k * (size_t)l->L + (size_t)i) * (size_t)l->E +
+	    (size_t)j;
 }
 
 /* One load value: finite and >= 0, or an error naming where it was. */
@@ -60,24 +88,67 @@ check_value(double v, const char *name, int step, int layer, int expert,
 	    isinf(v) ? "infinite" : "negative");
 }
 
-/* First step summed when the last `window` of T steps are used. */
-static int
-first_step(int T, int window, struct mk_loads *l)
-{
-	int first = window > 0 && window < T ? T - window : 0;
+/*
+ * Which steps of a log of T make which scenario: the last `history`
+ * windows of `window` steps (window 0: all steps; one window longer than
+ * the log: all steps).
+ */
+struct wins {
+	int	 first;		/* the first step used */
+	int	 n;		/* steps per scenario */
+};
 
+static int
+windows(int T, int window, int history, const char *name, struct wins *w,
+    struct mk_loads *l, struct mk_err *e)
+{
+	if (T < 1)
+		return mk_err_data(e, "%s: the load log has no steps", name);
+	if (history > 1 && (int64_t)window * history > T)
+		return mk_err_data(e, "%s: --window %d --history %d needs %lld "
+		    "steps; the log has %d", name, window, history,
+		    (long long)window * history, T);
+	if (history > 1) {
+		w->n = window;
+		w->first = T - window * history;
+	} else {
+		w->first = window > 0 && window < T ? T - window : 0;
+		w->n = T - w->first;
+	}
 	l->T = T;
-	l->used = T - first;
-	return first;
+	l->used = w->n;
+	return 0;
+}
+
+/* The scenario of step t, or -1 if it is not used. */
+static int
+scenario_of(const struct wins *w, int t)
+{
+	return t < w->first ? -1 : (t - w->first) / w->n;
+}
+
+/* Options that need a step dimension, on input without one. */
+static int
+no_steps(int window, int history, const char *name, const char *what,
+    struct mk_err *e)
+{
+	if (history > 1)
+		return mk_err_usage(e, "--history %d: %s has no step dimension "
+		    "(%s)", history, name, what);
+	if (window > 0)
+		return mk_err_usage(e, "--window %d: %s has no step dimension "
+		    "(%s)", window, name, what);
+	return 0;
 }
 
 static int
 from_dense(const struct mk_tensor *t, const char *name, int window,
-    struct mk_loads *l, struct mk_err *e)
+    int history, struct mk_loads *l, struct mk_err *e)
 {
 	char sb[128];
-	int T = 1, L, E, s, i, j, first = 0;
-	size_t k;
+	int T = 1, L, E, st, i, j, k;
+	struct wins w = { 0, 1 };
+	size_t at;
 	double v;
 
 	if (mk_dtype_kind(t->dtype) == 0)
@@ -92,29 +163,33 @@ from_dense(const struct mk_tensor *t, const char *name, int window,
 		    "[L, E] or [T, L, E]", name, mk_shape_str(sb, sizeof(sb),
 		    t->ndim, t->shape));
 	}
-	if (t->ndim < 3 && window > 0)
-		return mk_err_usage(e, "--window %d: %s has no step dimension "
-		    "(shape (%s); a load log is [T, L, E])", window, name,
-		    mk_shape_str(sb, sizeof(sb), t->ndim, t->shape));
-	if (t->ndim == 3) {
-		if (T < 1)
-			return mk_err_data(e, "%s: the load log has no steps",
-			    name);
-		first = first_step(T, window, l);
+	if (t->ndim < 3) {
+		char what[200];
+
+		snprintf(what, sizeof(what), "shape (%s); a load log is "
+		    "[T, L, E]", mk_shape_str(sb, sizeof(sb), t->ndim,
+		    t->shape));
+		if (no_steps(window, history, name, what, e) < 0)
+			return -1;
 	}
-	if (alloc_loads(l, L, E, name, e) < 0)
+	if (t->ndim == 3 && windows(T, window, history, name, &w, l, e) < 0)
 		return -1;
-	for (s = first; s < T; s++)
+	if (alloc_loads(l, history, L, E, name, e) < 0)
+		return -1;
+	for (st = 0; st < T; st++) {
+		if ((k = scenario_of(&w, st)) < 0)
+			continue;
 		for (i = 0; i < L; i++)
 			for (j = 0; j < E; j++) {
-				k = ((size_t)s * (size_t)L + (size_t)i) *
+				at = ((size_t)st * (size_t)L + (size_t)i) *
 				    (size_t)E + (size_t)j;
-				v = mk_tensor_get_f64(t, k);
-				if (check_value(v, name, t->ndim == 3 ? s : -1,
+				v = mk_tensor_get_f64(t, at);
+				if (check_value(v, name, t->ndim == 3 ? st : -1,
 				    i, j, e) < 0)
 					return -1;
-				l->w[(size_t)i * (size_t)E + (size_t)j] += v;
+				*cell(l, k, i, j) += v;
 			}
+	}
 	return 0;
 }
 
@@ -162,13 +237,47 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The distinct step values of a long table, ascending, into *out. */
+static int
+distinct_steps(const struct mk_tensor *t, const char *name, int64_t **out,
+    size_t *n, struct mk_err *e)
+{
+	size_t rows = (size_t)t->shape[0], r;
+	int64_t *steps;
+
+	if ((steps = malloc(sizeof(int64_t) * rows)) == NULL)
+		return mk_err_data(e, "%s: out of memory", name);
+	for (r = 0; r < rows; r++)
+		if (id_value(t, r, 0, "step", INT64_MAX / 2, name, &steps[r],
+		    e) < 0) {
+			free(steps);
+			return -1;
+		}
+	qsort(steps, rows, sizeof(int64_t), cmp_i64);
+	for (*n = 0, r = 0; r < rows; r++)
+		if (r == 0 || steps[r] != steps[r - 1])
+			steps[(*n)++] = steps[r];
+	*out = steps;
+	return 0;
+}
+
+/* The index of step value v among the distinct steps. */
+static int
+step_index(const int64_t *steps, size_t n, int64_t v)
+{
+	const int64_t *p = bsearch(&v, steps, n, sizeof(int64_t), cmp_i64);
+
+	return p ? (int)(p - steps) : -1;
+}
+
 static int
 from_long(const struct mk_tensor *t, const char *name, int window,
-    struct mk_loads *l, struct mk_err *e)
+    int history, struct mk_loads *l, struct mk_err *e)
 {
 	size_t rows = (size_t)t->shape[0], r, nsteps = 0;
-	int c0 = t->ncols - 3, has_step = t->ncols == 4, first;
-	int64_t L = 0, E = 0, id, lay, exp, *steps = NULL, minstep = 0;
+	int c0 = t->ncols - 3, has_step = t->ncols == 4, k = 0;
+	int64_t L = 0, E = 0, id, lay, exp, *steps = NULL, st = 0;
+	struct wins w = { 0, 1 };
 	double v;
 
 	if (rows == 0)
@@ -181,237 +290,282 @@ from_long(const struct mk_tensor *t, const char *name, int window,
 			return -1;
 		E = id + 1 > E ? id + 1 : E;
 	}
-	if (has_step) {
-		/* The window counts distinct step values, latest last. */
-		if ((steps = malloc(sizeof(int64_t) * rows)) == NULL)
-			return mk_err_data(e, "%s: out of memory", name);
-		for (r = 0; r < rows; r++)
-			if (id_value(t, r, 0, "step", INT64_MAX / 2, name,
-			    &steps[r], e) < 0) {
-				free(steps);
-				return -1;
-			}
-		qsort(steps, rows, sizeof(int64_t), cmp_i64);
-		for (r = 0; r < rows; r++)
-			if (r == 0 || steps[r] != steps[r - 1])
-				steps[nsteps++] = steps[r];
-		first = first_step((int)(nsteps < INT32_MAX ? nsteps :
-		    INT32_MAX), window, l);
-		minstep = steps[first];
-		free(steps);
-	} else if (window > 0) {
-		return mk_err_usage(e, "--window %d: %s has no step column",
-		    window, name);
-	}
-	if (alloc_loads(l, (int)L, (int)E, name, e) < 0)
+	/* the windows count distinct step values, latest last */
+	if (has_step && (distinct_steps(t, name, &steps, &nsteps, e) < 0 ||
+	    windows(nsteps < INT32_MAX ? (int)nsteps : INT32_MAX, window,
+	    history, name, &w, l, e) < 0))
+		goto bad;
+	if (!has_step && no_steps(window, history, name, "no step column",
+	    e) < 0)
 		return -1;
+	if (alloc_loads(l, history, (int)L, (int)E, name, e) < 0)
+		goto bad;
 	for (r = 0; r < rows; r++) {
-		int64_t st = 0;
 		id_value(t, r, c0, "layer", L, name, &lay, e);
 		id_value(t, r, c0 + 1, "expert", E, name, &exp, e);
-		if (has_step)
+		if (has_step) {
 			id_value(t, r, 0, "step", INT64_MAX / 2, name, &st, e);
+			k = scenario_of(&w, step_index(steps, nsteps, st));
+		}
 		v = mk_tensor_get_f64(t, r * (size_t)t->shape[1] +
 		    (size_t)c0 + 2);
 		if (check_value(v, name, has_step ? (int)st : -1, (int)lay,
 		    (int)exp, e) < 0)
-			return -1;
-		if (!has_step || st >= minstep)
-			l->w[lay * E + exp] += v;
+			goto bad;
+		if (k >= 0)
+			*cell(l, k, (int)lay, (int)exp) += v;
 	}
+	free(steps);
 	return 0;
-}
-
-/* JSON: the shape of a nested array of numbers, checked to be regular. */
-static int
-json_dims(json_t *a, size_t *dims, int maxd)
-{
-	int d = 0;
-
-	while (json_is_array(a) && d < maxd) {
-		dims[d++] = json_array_size(a);
-		if (json_array_size(a) == 0)
-			break;
-		a = json_array_get(a, 0);
-	}
-	return d;
+bad:
+	free(steps);
+	return -1;
 }
 
 /*
- * Add the [L][E] array a into w (checking every row's length and every
- * value); path names it in messages.
+ * JSON: one [L, E] matrix of numbers at the cursor into scenario k (k < 0:
+ * skipped, but read and checked all the same); path names it ("step 3").
  */
 static int
-json_add_matrix(json_t *a, size_t L, size_t E, int step, const char *path,
-    const char *name, double *w, struct mk_err *e)
+json_matrix(struct mk_json *j, struct mk_loads *l, int k, int step,
+    const char *what, const char *name, struct mk_err *e)
 {
-	json_t *row, *v;
-	size_t i, j;
+	size_t dims[2];
+	double *v = NULL;
+	int nd, i, x;
 
-	if (!json_is_array(a) || json_array_size(a) != L)
-		return mk_err_data(e, "%s: %s has %zu layers, expected %zu",
-		    name, path, json_is_array(a) ? json_array_size(a) : 0, L);
-	for (i = 0; i < L; i++) {
-		row = json_array_get(a, i);
-		if (!json_is_array(row) || json_array_size(row) != E)
-			return mk_err_data(e, "%s: %s[%zu] has %zu experts, "
-			    "expected %zu", name, path, i, json_is_array(row) ?
-			    json_array_size(row) : 0, E);
-		for (j = 0; j < E; j++) {
-			v = json_array_get(row, j);
-			if (!json_is_number(v))
-				return mk_err_data(e, "%s: %s[%zu][%zu] is not "
-				    "a number", name, path, i, j);
-			if (check_value(json_number_value(v), name, step,
-			    (int)i, (int)j, e) < 0)
+	if (mk_json_numbers(j, what, 2, MK_LOADS_MAX_CELLS, &nd, dims, &v) < 0)
+		return -1;
+	if (nd != 2 || dims[0] != (size_t)l->L || dims[1] != (size_t)l->E) {
+		free(v);
+		return mk_json_fail(j, "%s is %s[%zu, %zu], expected [%d, %d]",
+		    what, nd == 2 ? "" : "not a matrix: ", nd > 0 ? dims[0] : 0,
+		    nd > 1 ? dims[1] : 0, l->L, l->E);
+	}
+	for (i = 0; i < l->L && k >= 0; i++)
+		for (x = 0; x < l->E; x++) {
+			if (check_value(v[(size_t)i * l->E + x], name, step, i,
+			    x, e) < 0) {
+				free(v);
 				return -1;
-			w[i * E + j] += json_number_value(v);
+			}
+			*cell(l, k, i, x) += v[(size_t)i * l->E + x];
 		}
-	}
+	free(v);
 	return 0;
 }
 
+/* SGLang's "logical_count": [L, E], or [T, L, E] steps. */
 static int
-from_logical_count(json_t *lc, const char *name, int window,
-    struct mk_loads *l, struct mk_err *e)
+from_logical_count(struct mk_json *j, const char *name, int window,
+    int history, struct mk_loads *l, struct mk_err *e)
 {
-	size_t dims[4] = { 0 }, s;
-	char path[64];
-	int d = json_dims(lc, dims, 4), first;
+	struct wins w = { 0, 1 };
+	size_t dims[3];
+	double *v = NULL;
+	int nd, T, L, E, st, k, i, x, r = -1;
 
-	if (d == 2) {
-		if (window > 0)
-			return mk_err_usage(e, "--window %d: %s holds one "
-			    "[L, E] count, no steps", window, name);
-		if (alloc_loads(l, (int)dims[0], (int)dims[1], name, e) < 0)
-			return -1;
-		return json_add_matrix(lc, dims[0], dims[1], -1,
-		    "logical_count", name, l->w, e);
-	}
-	if (d != 3 || dims[0] == 0)
-		return mk_err_data(e, "%s: logical_count must be [L, E] or "
-		    "[T, L, E] numbers", name);
-	if (dims[0] > INT32_MAX || alloc_loads(l, (int)dims[1], (int)dims[2],
-	    name, e) < 0)
+	if (mk_json_numbers(j, "logical_count", 3, MK_LOADS_MAX_CELLS, &nd,
+	    dims, &v) < 0)
 		return -1;
-	first = first_step((int)dims[0], window, l);
-	for (s = (size_t)first; s < dims[0]; s++) {
-		snprintf(path, sizeof(path), "logical_count[%zu]", s);
-		if (json_add_matrix(json_array_get(lc, s), dims[1], dims[2],
-		    (int)s, path, name, l->w, e) < 0)
-			return -1;
+	if (nd < 2 || dims[nd - 1] == 0 || dims[nd - 2] == 0 ||
+	    (nd == 3 && dims[0] == 0) || dims[0] > INT32_MAX) {
+		mk_json_fail(j, "logical_count must be [L, E] or [T, L, E] "
+		    "numbers");
+		goto out;
 	}
-	return 0;
-}
-
-static int
-from_load_history(json_t *lh, const char *name, int window,
-    struct mk_loads *l, struct mk_err *e)
-{
-	size_t n = json_array_size(lh), s, dims[3];
-	json_t *m;
-	char path[80];
-	int first;
-
-	if (!json_is_array(lh) || n == 0)
-		return mk_err_data(e, "%s: load_history must be a non-empty "
-		    "array", name);
-	m = json_object_get(json_array_get(lh, 0), "logical_expert_load");
-	if (json_dims(m, dims, 3) != 2)
-		return mk_err_data(e, "%s: load_history[0].logical_expert_load "
-		    "must be [L, E] numbers", name);
-	if (n > INT32_MAX || alloc_loads(l, (int)dims[0], (int)dims[1], name,
-	    e) < 0)
-		return -1;
-	first = first_step((int)n, window, l);
-	for (s = (size_t)first; s < n; s++) {
-		m = json_object_get(json_array_get(lh, s),
-		    "logical_expert_load");
-		snprintf(path, sizeof(path),
-		    "load_history[%zu].logical_expert_load", s);
-		if (m == NULL)
-			return mk_err_data(e, "%s: %s is missing", name, path);
-		if (json_add_matrix(m, dims[0], dims[1], (int)s, path, name,
-		    l->w, e) < 0)
-			return -1;
+	T = nd == 3 ? (int)dims[0] : 1;
+	L = (int)dims[nd - 2];
+	E = (int)dims[nd - 1];
+	if ((nd == 2 && no_steps(window, history, name, "one [L, E] count",
+	    e) < 0) || (nd == 3 && windows(T, window, history, name, &w, l,
+	    e) < 0) || alloc_loads(l, history, L, E, name, e) < 0)
+		goto out;
+	for (st = 0; st < T; st++) {
+		if ((k = scenario_of(&w, st)) < 0)
+			continue;
+		for (i = 0; i < L; i++)
+			for (x = 0; x < E; x++) {
+				double y = v[((size_t)st * L + i) * E + x];
+				if (check_value(y, name, nd == 3 ? st : -1, i,
+				    x, e) < 0)
+					goto out;
+				*cell(l, k, i, x) += y;
+			}
 	}
-	return 0;
-}
-
-static int
-from_json(struct mk_src *s, int window, struct mk_loads *l, struct mk_err *e)
-{
-	const unsigned char *p;
-	json_error_t je;
-	json_t *root, *v;
-	size_t n;
-	int r;
-
-	if (mk_src_slurp(s, &p, &n, e) < 0)
-		return -1;
-	root = json_loadb((const char *)p, n, JSON_REJECT_DUPLICATES |
-	    JSON_DECODE_ANY, &je);
-	if (root == NULL)
-		return mk_err_data(e, "%s:%d:%d: JSON: %s", mk_src_name(s),
-		    je.line, je.column, je.text);
-	if ((v = json_object_get(root, "logical_count")) != NULL)
-		r = from_logical_count(v, mk_src_name(s), window, l, e);
-	else if ((v = json_object_get(root, "load_history")) != NULL)
-		r = from_load_history(v, mk_src_name(s), window, l, e);
-	else
-		r = mk_err_data(e, "%s: JSON without \"logical_count\" (SGLang) "
-		    "or \"load_history\" (vLLM/ADRS) loads", mk_src_name(s));
-	json_decref(root);
+	r = 0;
+out:
+	free(v);
 	return r;
 }
 
-/* Find all-zero layers; drop them if asked. */
+/*
+ * The vLLM/ADRS evaluator's "load_history": [{"logical_expert_load":
+ * [L, E]}, ...], one entry per step.  The entries are read twice: once
+ * to count the steps and learn L and E, once to sum the windows.
+ */
 static int
-zero_layers(struct mk_loads *l, int skip, const char *name, struct mk_err *e)
+from_load_history(struct mk_json *j, const char *name, int window,
+    int history, struct mk_loads *l, struct mk_err *e)
 {
-	int i, j, k = 0, nz;
+	struct mk_json again = *j;
+	struct wins w = { 0, 1 };
+	char key[64], what[64];
+	size_t dims[2];
+	double *v = NULL;
+	int r, T = 0, nd, pass, st, found;
 
-	if ((l->zero = malloc(sizeof(int) * (size_t)l->L)) == NULL)
-		return mk_err_data(e, "%s: out of memory", name);
-	for (i = 0; i < l->L; i++) {
-		l->layer[i] = i;
-		for (j = 0, nz = 1; j < l->E && nz; j++)
-			nz = l->w[(size_t)i * (size_t)l->E + (size_t)j] == 0;
-		if (nz)
-			l->zero[l->nzero++] = i;
-	}
-	if (!skip || l->nzero == 0)
-		return 0;
-	if (l->nzero == l->L)
-		return mk_err_data(e, "%s: every one of the %d layers has zero "
-		    "load; nothing left to plan", name, l->L);
-	for (i = 0, j = 0; i < l->L; i++) {
-		if (j < l->nzero && l->zero[j] == i) {
-			j++;
-			continue;
+	for (pass = 0; pass < 2; pass++) {
+		*j = again;
+		st = 0;
+		while ((r = mk_json_item(j)) > 0) {
+			found = 0;
+			snprintf(what, sizeof(what), "load_history[%d]", st);
+			while ((r = mk_json_key(j, key, sizeof(key))) > 0) {
+				if (strcmp(key, "logical_expert_load") != 0) {
+					if (mk_json_skip(j) < 0)
+						return -1;
+					continue;
+				}
+				if (found++)
+					return mk_json_fail(j, "%s has two "
+					    "logical_expert_load", what);
+				if (pass == 1) {
+					if (json_matrix(j, l, scenario_of(&w,
+					    st), st, what, name, e) < 0)
+						return -1;
+				} else if (st == 0) {
+					if (mk_json_numbers(j, what, 2,
+					    MK_LOADS_MAX_CELLS, &nd, dims, &v)
+					    < 0)
+						return -1;
+					free(v);
+					if (nd != 2 || dims[0] == 0 ||
+					    dims[1] == 0)
+						return mk_json_fail(j, "%s: "
+						    "logical_expert_load must "
+						    "be [L, E] numbers", what);
+					l->L = (int)dims[0];
+					l->E = (int)dims[1];
+				} else if (mk_json_skip(j) < 0) {
+					return -1;
+				}
+			}
+			if (r < 0)
+				return -1;
+			if (!found)
+				return mk_json_fail(j, "%s has no "
+				    "logical_expert_load", what);
+			if (++st == INT32_MAX)
+				return mk_json_fail(j, "more than %d steps",
+				    INT32_MAX);
 		}
-		memmove(l->w + (size_t)k * (size_t)l->E,
-		    l->w + (size_t)i * (size_t)l->E, sizeof(double) *
-		    (size_t)l->E);
-		l->layer[k++] = i;
+		if (r < 0)
+			return -1;
+		if (pass == 0) {
+			if ((T = st) == 0)
+				return mk_json_fail(j, "load_history must be a "
+				    "non-empty array");
+			nd = l->L;
+			st = l->E;
+			if (windows(T, window, history, name, &w, l, e) < 0 ||
+			    alloc_loads(l, history, nd, st, name, e) < 0)
+				return -1;
+		}
 	}
-	l->L = k;
-	l->skipped = 1;
 	return 0;
 }
 
+/* A JSON load file: SGLang's dump or the vLLM/ADRS history. */
+static int
+from_json(struct mk_src *s, int window, int history, struct mk_loads *l,
+    struct mk_err *e)
+{
+	const char *name = mk_src_name(s);
+	const unsigned char *p;
+	struct mk_json j;
+	char key[64];
+	size_t n;
+	int r, seen = 0;
+
+	if (mk_src_slurp(s, &p, &n, e) < 0)
+		return -1;
+	mk_json_init(&j, (const char *)p, n, name, e);
+	if (mk_json_peek(&j) != MK_JSON_OBJECT)
+		return e->msg[0] && mk_json_peek(&j) < 0 ? -1 :
+		    mk_json_fail(&j, "expected an object with \"logical_count\" "
+		    "(SGLang) or \"load_history\" (vLLM/ADRS)");
+	while ((r = mk_json_key(&j, key, sizeof(key))) > 0) {
+		if (strcmp(key, "logical_count") == 0 ||
+		    strcmp(key, "load_history") == 0) {
+			if (seen++)
+				return mk_json_fail(&j, "a second load key "
+				    "\"%s\"", key);
+			r = strcmp(key, "logical_count") == 0 ?
+			    from_logical_count(&j, name, window, history, l, e) :
+			    from_load_history(&j, name, window, history, l, e);
+		} else {
+			r = mk_json_skip(&j);
+		}
+		if (r < 0)
+			return -1;
+	}
+	if (r < 0 || mk_json_end(&j) < 0)
+		return -1;
+	if (!seen)
+		return mk_err_data(e, "%s: JSON without \"logical_count\" "
+		    "(SGLang) or \"load_history\" (vLLM/ADRS) loads", name);
+	return 0;
+}
+
+/* A torch .pt: SGLang's dump, dict(rank, logical_count, ...). */
+static int
+from_pt(struct mk_src *s, int window, int history, struct mk_loads *l,
+    struct mk_err *e)
+{
+	const struct mk_pt_item *it;
+	struct mk_zip *z;
+	struct mk_pt pt;
+	int pkl, r = -1;
+
+	memset(&pt, 0, sizeof(pt));
+	if ((z = mk_zip_open(s, e)) == NULL)
+		return -1;
+	if ((pkl = mk_pt_find(z)) < 0) {
+		mk_err_data(e, "%s: a zip archive without data.pkl: not a torch "
+		    ".pt file (eplb-plan reads SGLang's expert-distribution "
+		    "dumps)", mk_src_name(s));
+	} else if (mk_pt_read(z, pkl, &pt, e) == 0) {
+		it = mk_pt_get(&pt, "logical_count");
+		if (it == NULL || it->kind != MK_PT_TENSOR)
+			mk_err_data(e, "%s: a torch .pt without a "
+			    "\"logical_count\" tensor (SGLang's expert-"
+			    "distribution dump holds one)", mk_src_name(s));
+		else
+			r = from_dense(&it->t, mk_src_name(s), window, history,
+			    l, e);
+	}
+	mk_pt_free(&pt);
+	mk_zip_close(z);
+	return r;
+}
+
 int
-mk_loads_read(struct mk_src *s, int window, int skip_zero,
-    struct mk_loads *l, struct mk_err *e)
+mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
+    struct mk_err *e)
 {
 	struct mk_tensor t, extra;
 	int fmt, r;
 
 	memset(l, 0, sizeof(*l));
+	if (history < 1)
+		history = 1;
 	if ((fmt = mk_src_format(s, e)) < 0)
 		return -1;
 	if (fmt == MK_FMT_JSON) {
-		r = from_json(s, window, l, e);
+		r = from_json(s, window, history, l, e);
+	} else if (fmt == MK_FMT_ZIP) {
+		r = from_pt(s, window, history, l, e);
 	} else {
 		mk_tensor_init(&t);
 		mk_tensor_init(&extra);
@@ -424,11 +578,149 @@ mk_loads_read(struct mk_src *s, int window, int skip_zero,
 			    "tensor (expected one load tensor)", mk_src_name(s));
 		}
 		r = is_long_form(&t) ? from_long(&t, mk_src_name(s), window,
-		    l, e) : from_dense(&t, mk_src_name(s), window, l, e);
+		    history, l, e) : from_dense(&t, mk_src_name(s), window,
+		    history, l, e);
 		mk_tensor_free(&t);
 	}
-	if (r == 0)
-		r = zero_layers(l, skip_zero, mk_src_name(s), e);
+	if (r < 0)
+		mk_loads_free(l);
+	return r;
+}
+
+int
+mk_loads_join(struct mk_loads *dst, struct mk_loads *src, struct mk_err *e)
+{
+	size_t cells = (size_t)dst->L * (size_t)dst->E, S;
+	double *w;
+	char **nm;
+	int i;
+
+	if (dst->S == 0) {
+		*dst = *src;
+		memset(src, 0, sizeof(*src));
+		return 0;
+	}
+	if (src->L != dst->L || src->E != dst->E)
+		return mk_err_data(e, "%s: %d layers x %d experts, but %s has "
+		    "%d x %d: scenarios must be of one model", src->name[0],
+		    src->L, src->E, dst->name[0], dst->L, dst->E);
+	S = (size_t)dst->S + (size_t)src->S;
+	if (S * cells > MK_LOADS_MAX_CELLS)
+		return mk_err_data(e, "%s: %zu scenarios of %d x %d exceed the "
+		    "limit of %d loads", src->name[0], S, dst->L, dst->E,
+		    MK_LOADS_MAX_CELLS);
+	if ((w = realloc(dst->w, S * cells * sizeof(double))) == NULL)
+		return mk_err_data(e, "%s: out of memory", src->name[0]);
+	dst->w = w;
+	if ((nm = realloc(dst->name, S * sizeof(char *))) == NULL)
+		return mk_err_data(e, "%s: out of memory", src->name[0]);
+	dst->name = nm;
+	memcpy(dst->w + (size_t)dst->S * cells, src->w, (size_t)src->S * cells *
+	    sizeof(double));
+	for (i = 0; i < src->S; i++) {
+		dst->name[dst->S + i] = src->name[i];
+		src->name[i] = NULL;
+	}
+	dst->S = (int)S;
+	mk_loads_free(src);
+	return 0;
+}
+
+/* Whether layer i is all zero in every scenario. */
+static int
+zero_layer(struct mk_loads *l, int i)
+{
+	int k, x;
+
+	for (k = 0; k < l->S; k++)
+		for (x = 0; x < l->E; x++)
+			if (*cell(l, k, i, x) != 0)
+				return 0;
+	return 1;
+}
+
+/* Each scenario's layer must sum to a finite number. */
+static int
+check_sums(struct mk_loads *l, struct mk_err *e)
+{
+	double sum;
+	int k, i, x;
+
+	for (k = 0; k < l->S; k++)
+		for (i = 0; i < l->L; i++) {
+			for (sum = 0, x = 0; x < l->E; x++)
+				sum += *cell(l, k, i, x);
+			if (!(sum <= DBL_MAX))
+				return mk_err_data(e, "%s: layer %d: the loads "
+				    "sum to more than %g, beyond what double "
+				    "precision carries", l->name[k], i, DBL_MAX);
+		}
+	return 0;
+}
+
+int
+mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e)
+{
+	size_t cells = (size_t)l->E, to = 0;
+	int i, k, j;
+
+	if (check_sums(l, e) < 0)
+		return -1;
+	if ((l->zero = malloc(sizeof(int) * (size_t)l->L)) == NULL)
+		return mk_err_data(e, "%s: out of memory", l->name[0]);
+	for (i = 0; i < l->L; i++)
+		if (zero_layer(l, i))
+			l->zero[l->nzero++] = i;
+	if (!skip || l->nzero == 0)
+		return 0;
+	if (l->nzero == l->L)
+		return mk_err_data(e, "%s: every one of the %d layers has zero "
+		    "load; nothing left to plan", l->name[0], l->L);
+	/* rows move only towards the front: one pass, in order */
+	for (k = 0; k < l->S; k++)
+		for (i = 0, j = 0; i < l->L; i++) {
+			if (j < l->nzero && l->zero[j] == i) {
+				j++;
+				continue;
+			}
+			memmove(l->w + to * cells, cell(l, k, i, 0), cells *
+			    sizeof(double));
+			to++;
+		}
+	for (i = 0, j = 0, k = 0; i < l->L; i++) {
+		if (j < l->nzero && l->zero[j] == i)
+			j++;
+		else
+			l->layer[k++] = i;
+	}
+	l->L = k;
+	l->skipped = 1;
+	return 0;
+}
+
+int
+mk_loads_read_all(const char *const *paths, int n, int window, int history,
+    int skip, struct mk_loads *l, int *fmt, struct mk_err *e)
+{
+	struct mk_loads one;
+	struct mk_src *s;
+	int i = 0, f, r = -1;
+
+	memset(l, 0, sizeof(*l));
+	do {
+		if ((s = mk_src_open(n ? paths[i] : NULL, e)) == NULL)
+			goto out;
+		f = mk_src_format(s, e);
+		r = f < 0 || mk_loads_read(s, window, history, &one, e) < 0 ||
+		    mk_loads_join(l, &one, e) < 0 ? -1 : 0;
+		mk_src_close(s);
+		if (r < 0)
+			goto out;
+		if (i == 0)
+			*fmt = f;
+	} while (++i < n);
+	r = mk_loads_finish(l, skip, e);
+out:
 	if (r < 0)
 		mk_loads_free(l);
 	return r;

@@ -1,18 +1,24 @@
 /*
  * loads.h - expert load logs, as eplb-plan reads them.
  *
- * Forms accepted (SPEC §4), all reduced to a matrix w[L][E] of doubles:
+ * Forms accepted (SPEC §4), all reduced to S scenarios of L x E loads
+ * (doubles):
  *   - a tensor [E] (one layer), [L, E], or a load log [T, L, E] whose last
- *     `window` steps are summed (default: all), from NPY or CSV;
+ *     `window` steps are summed (default: all), from NPY or CSV; with
+ *     `history` K > 1, the last K windows of `window` steps are K
+ *     scenarios, oldest first;
  *   - the long CSV form: a header naming the columns layer,expert,load
  *     (optionally step first); duplicate (layer, expert) rows are summed,
- *     missing ones are 0, and the window counts the last distinct steps;
+ *     missing ones are 0, and windows count distinct steps;
  *   - SGLang's expert-distribution dump {"logical_count": [[...]]}, [L, E]
  *     or [T, L, E];
- *   - the vLLM/ADRS load history {"load_history": [{"logical_expert_load":
- *     [[...]]}, ...]}, [T, L, E].
- * Loads must be finite and >= 0.  Layers whose loads are all zero (dense
- * layers in SGLang dumps) can be dropped; their original indices are kept.
+ *   - the vLLM/ADRS evaluator's load history {"load_history":
+ *     [{"logical_expert_load": [[...]]}, ...]}, [T, L, E] (vLLM itself
+ *     writes no such file; the OpenEvolve/ADRS EPLB evaluator reads it).
+ * Several inputs are several scenarios of one model (mk_loads_join).
+ * Loads must be finite and >= 0, and each layer's sum finite.  Layers
+ * whose loads are all zero in every scenario (dense layers in SGLang
+ * dumps) can be dropped; their original indices are kept.
  */
 #ifndef MK_LOADS_H
 #define MK_LOADS_H
@@ -24,24 +30,48 @@ struct mk_src;
 #define MK_LOADS_MAX_CELLS	(1 << 26)	/* L * E, and T * L * E read */
 
 struct mk_loads {
-	int	 L, E;
-	double	*w;		/* L * E, row-major */
-	int	*layer;		/* original index of each row */
+	int	 S, L, E;	/* scenarios, layers, experts */
+	double	*w;		/* [S][L][E] */
+	int	*layer;		/* [L] the input's index of each row */
+	int	 L0;		/* layers in the input */
+	char	**name;		/* [S] the input each scenario came from */
 	int	 T;		/* steps in the log (0: no step dimension) */
-	int	 used;		/* steps summed */
+	int	 used;		/* steps summed per scenario */
 	int	 nzero;		/* all-zero layers seen */
-	int	*zero;		/* their original indices */
+	int	*zero;		/* their input indices */
 	int	 skipped;	/* 1 if they were dropped from w */
 };
 
 /*
- * Read the loads of s (any form above).  window: steps to sum (0: all;
- * more than the log holds: all).  skip_zero: drop all-zero layers (at
- * least one layer must remain).  Returns 0 with *out filled (free with
+ * Read the loads of s (any form above) as `history` scenarios (1: one).
+ * window: steps per scenario (0: all; with one scenario, more than the
+ * log holds: all).  Returns 0 with *out filled (free with
  * mk_loads_free), or -1 with e filled (file, place, value).
  */
-int	mk_loads_read(struct mk_src *s, int window, int skip_zero,
+int	mk_loads_read(struct mk_src *s, int window, int history,
 	    struct mk_loads *out, struct mk_err *e);
+
+/*
+ * Append the scenarios of src (emptied) to dst (empty: src's become
+ * dst's).  They must have the same L and E.  Returns 0, or -1 with e.
+ */
+int	mk_loads_join(struct mk_loads *dst, struct mk_loads *src,
+	    struct mk_err *e);
+
+/*
+ * Once every input is read: check each layer's sum is finite, find the
+ * layers that are all zero in every scenario and drop them if skip (at
+ * least one must remain).  Returns 0, or -1 with e.
+ */
+int	mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e);
+
+/*
+ * All of it: the inputs paths[0..n) (n 0: stdin) read, joined and
+ * finished; *fmt the first input's format.  Returns 0, or -1 with e.
+ */
+int	mk_loads_read_all(const char *const *paths, int n, int window,
+	    int history, int skip, struct mk_loads *l, int *fmt,
+	    struct mk_err *e);
 
 void	mk_loads_free(struct mk_loads *l);
 

@@ -5,6 +5,7 @@
 #include "tensor/npy.h"
 #include "tensor/src_impl.h"
 #include "tensor/stream.h"
+#include "tensor/zip.h"
 
 int
 mk_src_format(struct mk_src *s, struct mk_err *e)
@@ -20,6 +21,9 @@ mk_src_format(struct mk_src *s, struct mk_err *e)
 		return s->fmt = MK_FMT_EMPTY;
 	if (s->p[s->pos] == 0x93)
 		return s->fmt = MK_FMT_NPY;
+	if (have >= MK_ZIP_MAGIC_LEN && memcmp(s->p + s->pos, MK_ZIP_MAGIC,
+	    MK_ZIP_MAGIC_LEN) == 0)
+		return s->fmt = MK_FMT_ZIP;
 	for (i = 0; ; i++) {
 		if ((size_t)have <= i) {
 			if ((have = src_fill(s, i + 1, e)) < 0)
@@ -53,6 +57,10 @@ mk_src_next(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 	case MK_FMT_JSON:
 		return mk_err_data(e, "%s: JSON input is not a tensor stream "
 		    "(only eplb-plan reads JSON load files)", s->name);
+	case MK_FMT_ZIP:
+		return mk_err_data(e, "%s: a zip archive (a torch .pt file?) is "
+		    "not a tensor stream (only eplb-plan reads torch .pt load "
+		    "dumps)", s->name);
 	default:
 		r = 0;
 		break;

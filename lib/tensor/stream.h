@@ -2,7 +2,8 @@
  * stream.h - reading tensor streams from byte sources (src.h).
  *
  * An input's format is recognised from its first bytes: "\x93NUMPY" is
- * an NPY stream, '{' or '[' (after blanks) is JSON, anything else is CSV.
+ * an NPY stream, "PK\x03\x04" a zip archive, '{' or '[' (after blanks)
+ * JSON, anything else CSV.
  * mk_src_next() returns the tensors of an NPY or CSV stream one after
  * another.
  */
@@ -15,11 +16,17 @@
 #include "tensor/src.h"
 #include "tensor/tensor.h"
 
-enum mk_fmt { MK_FMT_AUTO, MK_FMT_NPY, MK_FMT_CSV, MK_FMT_JSON, MK_FMT_EMPTY };
+/*
+ * Formats: of an input (MK_FMT_ZIP: a torch .pt or numpy .npz archive),
+ * or of an output (MK_FMT_SGLANG: eplb-plan's SGLang JSON).
+ */
+enum mk_fmt { MK_FMT_AUTO, MK_FMT_NPY, MK_FMT_CSV, MK_FMT_JSON, MK_FMT_EMPTY,
+	MK_FMT_ZIP, MK_FMT_SGLANG };
 
 /*
  * The format of the input, from its first bytes (reading them if needed):
- * MK_FMT_NPY, MK_FMT_CSV, MK_FMT_JSON, or MK_FMT_EMPTY for no bytes at all.
+ * MK_FMT_NPY, MK_FMT_ZIP, MK_FMT_CSV, MK_FMT_JSON, or MK_FMT_EMPTY for no
+ * bytes at all.
  * Returns -1 with e filled on a read error.
  */
 int	mk_src_format(struct mk_src *s, struct mk_err *e);

@@ -22,7 +22,7 @@ static const double readme[2][12] = {
 static struct mk_eplb_cfg
 cfg(int E, int R, int G, int N, int K, int algo, int policy)
 {
-	struct mk_eplb_cfg c = { E, R, G, N, K, 0, algo, 0 };
+	struct mk_eplb_cfg c = { E, R, G, N, K, 0, algo, 0, 0 };
 	struct mk_err e;
 
 	CU_ASSERT_FATAL(mk_eplb_config(&c, policy, &e) == 0);
@@ -53,7 +53,7 @@ test_readme(void)
 	double mean;
 
 	CU_ASSERT_EQUAL(c.hier, 1);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, &readme[0][0], 2, NULL, 1, &o,
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, &readme[0][0], 1, 2, NULL, 1, &o,
 	    &e) == 0);
 	CU_ASSERT_EQUAL(memcmp(o.phy2log, phy, sizeof(phy)), 0);
 	CU_ASSERT_EQUAL(memcmp(o.cnt, cnt, sizeof(cnt)), 0);
@@ -141,7 +141,7 @@ test_config_errors(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct mk_eplb_cfg c = { bad[i].E, bad[i].R, bad[i].G, bad[i].N,
-		    bad[i].K, 0, 0, 0 };
+		    bad[i].K, 0, 0, 0, 0 };
 		CU_ASSERT_EQUAL(mk_eplb_config(&c, bad[i].policy, &e), -1);
 		CU_ASSERT_EQUAL(e.status, MK_EXIT_USAGE);
 		if (strstr(e.msg, bad[i].want) == NULL)
@@ -220,7 +220,7 @@ test_random_properties(void)
 			for (pol = MK_EPLB_HIER; pol <= MK_EPLB_GLOBAL; pol++) {
 				struct mk_eplb_cfg c = { shapes[k][0],
 				    shapes[k][1], shapes[k][2], shapes[k][3],
-				    shapes[k][4], 0, 0, 0 };
+				    shapes[k][4], 0, 0, 0, 0 };
 				struct mk_err e;
 				if (mk_eplb_config(&c, pol, &e) < 0)
 					continue;
@@ -266,8 +266,8 @@ test_deterministic(void)
 
 	for (i = 0; i < 6; i++)
 		random_loads(&r, w + 256 * i, 256);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 6, NULL, 0, &a, &e) == 0);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 6, NULL, 0, &b, &e) == 0);
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &a, &e) == 0);
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &b, &e) == 0);
 	CU_ASSERT_EQUAL(memcmp(a.phy2log, b.phy2log, sizeof(int64_t) * 6 *
 	    288), 0);
 	mk_eplb_out_free(&a);
@@ -396,26 +396,45 @@ test_stats_write(void)
 	size_t len;
 	FILE *fp;
 
+	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1 };
+
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
-	mk_eplb_stats_write(fp, &c, 2, layer, st, 1);
+	mk_eplb_stats_write(fp, &t);
 	fclose(fp);
 	CU_ASSERT_STRING_EQUAL(buf,
-	    "layer,max_load,mean_load,balancedness,lower_bound,gap,"
+	    "layer,row,max_load,mean_load,balancedness,lower_bound,gap,"
 	    "other_policy,other_max_load,other_balancedness,slots_changed,"
 	    "experts_copied\n"
-	    "3,10,8,0.800000,9,1.111111,global,12,0.666667,3,2\n"
-	    "7,4,4,1.000000,4,1.000000,global,5,0.800000,0,0\n"
-	    "total,14,12,0.857143,13,1.055556,global,17,0.705882,3,2\n");
+	    "3,0,10,8,0.800000,9,1.111111,global,12,0.666667,3,2\n"
+	    "7,1,4,4,1.000000,4,1.000000,global,5,0.800000,0,0\n"
+	    "total,,14,12,0.857143,13,1.055556,global,17,0.705882,3,2\n");
 	free(buf);
+	/* one layer, no other policy; then two scenarios beside no EPLB */
 	st[0].has_other = st[1].has_other = 0;
+	t.L = 1;
+	t.prev = 0;
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
-	mk_eplb_stats_write(fp, &c, 1, layer, st, 0);
+	mk_eplb_stats_write(fp, &t);
 	fclose(fp);
 	CU_ASSERT_STRING_EQUAL(buf,
-	    "layer,max_load,mean_load,balancedness,lower_bound,gap,"
+	    "layer,row,max_load,mean_load,balancedness,lower_bound,gap,"
 	    "other_policy,other_max_load,other_balancedness\n"
-	    "3,10,8,0.800000,9,1.111111,,,\n"
-	    "total,10,8,0.800000,9,1.111111,,,\n");
+	    "3,0,10,8,0.800000,9,1.111111,,,\n"
+	    "total,,10,8,0.800000,9,1.111111,,,\n");
+	free(buf);
+	st[0].has_other = st[1].has_other = 1;
+	t.S = 2;
+	t.scenario_col = t.noeplb = 1;
+	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
+	mk_eplb_stats_write(fp, &t);
+	fclose(fp);
+	CU_ASSERT_STRING_EQUAL(buf,
+	    "scenario,layer,row,max_load,mean_load,balancedness,lower_bound,"
+	    "gap,noeplb_max_load,noeplb_balancedness\n"
+	    "0,3,0,10,8,0.800000,9,1.111111,12,0.666667\n"
+	    "0,total,,10,8,0.800000,9,1.111111,12,0.666667\n"
+	    "1,3,0,4,4,1.000000,4,1.000000,5,0.800000\n"
+	    "1,total,,4,4,1.000000,4,1.000000,5,0.800000\n");
 	free(buf);
 }
 

@@ -11,9 +11,11 @@ read_loads(const char *text, int window, int skip, struct mk_loads *l,
     struct mk_err *e)
 {
 	struct mk_src *s = mk_src_mem(text, strlen(text), "mem", 0);
-	int r = mk_loads_read(s, window, skip, l, e);
+	int r = mk_loads_read(s, window, 1, l, e);
 
 	mk_src_close(s);
+	if (r == 0 && (r = mk_loads_finish(l, skip, e)) < 0)
+		mk_loads_free(l);
 	return r;
 }
 
@@ -114,9 +116,9 @@ test_bad_loads(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(fails("1,nan,3\n", 0, 0),
 	    "is not a number"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fails("{\"logical_count\": [[1, 2], "
-	    "[3]]}", 0, 0), "logical_count[1] has 1 experts, expected 2"));
+	    "[3]]}", 0, 0), "logical_count[1] has 1 elements, its siblings 2"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fails("{\"logical_count\": [[1, \"x\"]]}",
-	    0, 0), "logical_count[0][1] is not a number"));
+	    0, 0), "logical_count[0][1] is not a number, as its siblings are"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fails("{\"loads\": [[1]]}", 0, 0),
 	    "without \"logical_count\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fails("{\"logical_count\": [[1, 2]",

@@ -22,7 +22,7 @@ for shape in "16 32 16" "64 96 32"; do
 	gen 40 $1 7 > w.csv
 	for a in best deepseek waterfill; do
 		eplb-plan -a $a -r $2 -G $3 --policy global --stats -o /dev/null \
-		    w.csv 2>&1 | grep -v '^layer\|^total' | cut -d, -f2 > $a.max ||
+		    w.csv 2>&1 | grep -v '^layer\|^total' | cut -d, -f3 > $a.max ||
 		    die "eplb-plan -a $a failed"
 	done
 	paste -d, best.max deepseek.max waterfill.max | awk -F, -v s="$shape" '

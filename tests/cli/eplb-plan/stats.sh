@@ -6,7 +6,7 @@ w=$TESTDATA/eplb-dsv3-prefill_in1024.json
 for cfg in "-n 4 -g 8" "-n 1 -g 1"; do
 	for a in best deepseek waterfill; do
 		eplb-plan -a $a -r 288 -G 32 $cfg --skip-zero-layers --stats \
-		    -o /dev/null "$w" 2>&1 | grep '^total' | cut -d, -f4,6 > $a
+		    -o /dev/null "$w" 2>&1 | grep '^total' | cut -d, -f5,7 > $a
 	done
 	awk -F, -v d="$(cat deepseek)" -v w="$(cat waterfill)" '{
 		split(d, D, ","); split(w, W, ",")
