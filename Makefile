@@ -47,7 +47,7 @@ MK_CFLAGS = -std=c11 $(OPT) $(WARN) $(OMP) $(SANFLAGS) $(CFLAGS)
 MK_LDFLAGS = $(OMP) $(SANFLAGS) $(LDFLAGS)
 # Debian ships static archives of these: linking them in saves three
 # shared-library loads at every start (a third of eplb-plan's run time).
-LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -lzip -lm
+LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -ldl -lm
 
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c

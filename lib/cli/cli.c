@@ -95,8 +95,9 @@ mk_args_make(const struct mk_optspec *spec, int n, const struct mk_common *c,
 			    o->glossary);
 			break;
 		default:
+			/* argtable makes room for the most at once */
 			a[i] = arg_filen(o->shortopts, o->longopts, o->datatype,
-			    0, 4096, o->glossary);
+			    0, MK_ARGS_MAX_FILES, o->glossary);
 			break;
 		}
 		if (a[i] == NULL)

@@ -65,10 +65,12 @@ void	mk_common_args(struct mk_common *c, int flags);
 
 /*
  * A tool's own options as a table, one line each: kind 's' (an option
- * with a value), 'S' (the same, required), 'l' (a flag), 'f' (a file), 'F' (file operands, any
- * number: the last entry), 'o' (one file operand: the last entry).
+ * with a value), 'S' (the same, required), 'l' (a flag), 'f' (a file),
+ * 'F' (file operands, at most MK_ARGS_MAX_FILES: the last entry), 'o' (one file operand: the last entry).
  * longopts may list aliases ("gpus,num-gpus").
  */
+#define MK_ARGS_MAX_FILES	256
+
 struct mk_optspec {
 	char		 kind;
 	const char	*shortopts, *longopts, *datatype, *glossary;

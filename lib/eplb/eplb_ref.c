@@ -38,7 +38,7 @@ struct scratch {
 typedef void	pack_fn(const float *w, int n, int m, int *pack, int *rank,
 		    struct scratch *s);
 typedef void	repl_fn(const float *w, int nlog, int nphy, int *phy,
-		    int *rank, int *cnt);
+		    int *rank, int *cnt, struct scratch *s);
 
 /* Item i alone in pack i: both packers when there are as many packs. */
 static void
@@ -53,14 +53,48 @@ one_per_pack(int n, int *pack, int *rank)
 }
 
 /*
+ * Pack a before pack b: lighter, or as light and lower.  Written with &
+ * and |, not && and ||: the compiler makes it a flag, not branches,
+ * which the loads of real layers mispredicted half the time.
+ */
+static inline int
+lighter(const float *loads, int a, int b)
+{
+	return (loads[a] < loads[b]) | ((loads[a] == loads[b]) & (a < b));
+}
+
+/* Restore the min-heap h[0..n) of packs from position i down. */
+static void
+pack_sift(int *h, int n, int i, const float *loads)
+{
+	int c, t, x = h[i];
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= n)
+			break;
+		c += (c + 1 < n) & lighter(loads, h[c + 1 < n ? c + 1 : c],
+		    h[c]);
+		if (!lighter(loads, h[c], x))
+			break;
+		t = h[c];
+		h[i] = t;
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
  * DeepSeek's balanced_packing: n items into m packs of n/m, heaviest
- * first, each into the lightest pack that still has room.
+ * first, each into the lightest pack that still has room (the first such
+ * on ties).  The packs with room are a heap by (load, index): the same
+ * choice as DeepSeek's scan, in log m instead of m.
  */
 static void
 pack_deepseek(const float *w, int n, int m, int *pack, int *rank,
     struct scratch *s)
 {
-	int k = n / m, t, i, p, best;
+	int k = n / m, t, i, p, live = m, *h = s->perm;
 
 	if (k == 1) {
 		one_per_pack(n, pack, rank);
@@ -70,17 +104,17 @@ pack_deepseek(const float *w, int n, int m, int *pack, int *rank,
 	for (p = 0; p < m; p++) {
 		s->loads[p] = 0;
 		s->count[p] = 0;
+		h[p] = p;	/* equal loads, ascending index: a heap */
 	}
 	for (t = 0; t < n; t++) {
 		i = s->order[t];
-		best = -1;
-		for (p = 0; p < m; p++)
-			if (s->count[p] < k &&
-			    (best < 0 || s->loads[p] < s->loads[best]))
-				best = p;
-		pack[i] = best;
-		rank[i] = s->count[best]++;
-		s->loads[best] += w[i];
+		p = h[0];
+		pack[i] = p;
+		rank[i] = s->count[p]++;
+		s->loads[p] += w[i];
+		if (s->count[p] == k)
+			h[0] = h[--live];	/* full: out of the heap */
+		pack_sift(h, live, 0, s->loads);
 	}
 }
 
@@ -172,30 +206,70 @@ pack_waterfill(const float *w, int n, int m, int *pack, int *rank,
  * DeepSeek's replicate_experts: one replica each, then every extra slot to
  * the expert with the largest load per replica (first one on ties).
  */
+/* Expert a before expert b: the larger load per replica, then lower. */
+static int
+hotter(const float *v, int a, int b)
+{
+	return v[a] > v[b] || (v[a] == v[b] && a < b);
+}
+
+/* Restore the max-heap h[0..n) of experts by v from position i down. */
 static void
-repl_greedy(const float *w, int nlog, int nphy, int *phy, int *rank, int *cnt)
+repl_sift(int *h, int n, int i, const float *v)
+{
+	int c, t;
+
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && hotter(v, h[c + 1], h[c]))
+			c++;
+		if (!hotter(v, h[c], h[i]))
+			return;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+/*
+ * DeepSeek's replicate_experts: one replica each, then every extra slot
+ * to the expert with the largest load per replica (w / cnt in float32,
+ * the first on ties: torch's argmax).  The experts are a heap by that
+ * quotient: the same choice in log n instead of n.  heap and v are
+ * scratch of nlog.
+ */
+static void
+repl_greedy_heap(const float *w, int nlog, int nphy, int *phy, int *rank,
+    int *cnt, int *heap, float *v)
 {
 	int i, j, best;
-	float bv, v;
 
 	for (j = 0; j < nlog; j++) {
 		phy[j] = j;
 		rank[j] = 0;
 		cnt[j] = 1;
+		heap[j] = j;
+		v[j] = w[j] / 1.0f;
 	}
+	for (j = nlog / 2 - 1; j >= 0; j--)
+		repl_sift(heap, nlog, j, v);
 	for (i = nlog; i < nphy; i++) {
-		best = 0;
-		bv = w[0] / (float)cnt[0];
-		for (j = 1; j < nlog; j++) {
-			v = w[j] / (float)cnt[j];
-			if (v > bv) {
-				bv = v;
-				best = j;
-			}
-		}
+		best = heap[0];
 		phy[i] = best;
 		rank[i] = cnt[best]++;
+		v[best] = w[best] / (float)cnt[best];
+		repl_sift(heap, nlog, 0, v);
 	}
+}
+
+static void
+repl_greedy(const float *w, int nlog, int nphy, int *phy, int *rank, int *cnt,
+    struct scratch *s)
+{
+	repl_greedy_heap(w, nlog, nphy, phy, rank, cnt, s->items, s->loads);
 }
 
 /*
@@ -204,12 +278,14 @@ repl_greedy(const float *w, int nlog, int nphy, int *phy, int *rank, int *cnt)
  */
 static void
 repl_hamilton(const float *w, int nlog, int nphy, int *phy, int *rank,
-    int *cnt)
+    int *cnt, struct scratch *s)
 {
 	int extra = nphy - nlog, j, i, k, remain, sum = 0, *ord, *tmp;
 	float *rem;
 	double dsum = 0;
 	float denom, share;
+
+	(void)s;
 
 	for (j = 0; j < nlog; j++)
 		cnt[j] = 1;
@@ -283,8 +359,14 @@ to_float(const double *w, int n, float *wf)
 		big = w[j] > big ? w[j] : big;
 	if (big > 0 && big <= DBL_MAX)
 		k = -ilogb(big);
-	for (j = 0; j < n; j++)
-		wf[j] = (float)ldexp(w[j], k);
+	if (k >= -1000 && k <= 1000) {	/* 2^k is a double: multiply */
+		double x = ldexp(1.0, k);
+		for (j = 0; j < n; j++)
+			wf[j] = (float)(w[j] * x);
+	} else {
+		for (j = 0; j < n; j++)
+			wf[j] = (float)ldexp(w[j], k);
+	}
 }
 
 /*
@@ -348,7 +430,7 @@ skeleton(const struct mk_eplb_cfg *c, const double *w, pack_fn *pack,
 		/* Step 2: replicas inside node n. */
 		for (j = 0; j < epn; j++)
 			wn[j] = wf[mlog2log[n * epn + j]];
-		repl(wn, epn, rpn, phy, rank, cnt);
+		repl(wn, epn, rpn, phy, rank, cnt, &s);
 		/* Step 3: the node's replicas onto its GPUs. */
 		for (i = 0; i < rpn; i++)
 			tpp[i] = wn[phy[i]] / (float)cnt[phy[i]];

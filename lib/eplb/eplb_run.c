@@ -5,15 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "base/threads.h"
 #include "eplb/eplb.h"
 
 void
 mk_eplb_out_free(struct mk_eplb_out *o)
 {
-	free(o->phy2log);
-	free(o->rank);
-	free(o->cnt);
+	mk_mem_free(o->phy2log);
+	mk_mem_free(o->rank);
+	mk_mem_free(o->cnt);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -83,11 +84,12 @@ static int
 plan_layers(const struct mk_eplb_cfg *c, const double *w, int S, int L,
     const int64_t *prev, struct mk_eplb_out *o)
 {
-	int l, bad = 0;
+	int l, bad = 0, t = mk_threads_for(L * (c->algo == MK_EPLB_BEST ?
+	    BEST_MS * (S > 1 ? 5 * S : 1) : REF_MS));
 
-#pragma omp parallel for schedule(dynamic) reduction(|:bad) \
-    num_threads(mk_threads_for(L * (c->algo == MK_EPLB_BEST ? BEST_MS * \
-    (S > 1 ? 5 * S : 1) : REF_MS)))
+	/* one thread: no team at all (starting libgomp's costs a millisecond) */
+#pragma omp parallel for schedule(dynamic) reduction(|:bad) num_threads(t) \
+    if (t > 1)
 	for (l = 0; l < L; l++) {
 		struct mk_eplb_plan p;
 
@@ -125,9 +127,9 @@ mk_eplb_out_from(const struct mk_eplb_cfg *c, const int64_t *phy2log, int L,
 
 	memset(o, 0, sizeof(*o));
 	o->L = L;
-	o->phy2log = malloc(sizeof(int64_t) * (size_t)L * R + 1);
-	o->rank = malloc(sizeof(int64_t) * (size_t)L * R + 1);
-	o->cnt = calloc((size_t)L * E + 1, sizeof(int64_t));
+	o->phy2log = mk_mem_alloc(sizeof(int64_t) * (size_t)L * R);
+	o->rank = mk_mem_alloc(sizeof(int64_t) * (size_t)L * R);
+	o->cnt = mk_mem_alloc(sizeof(int64_t) * (size_t)L * E);
 	if (o->phy2log == NULL || o->rank == NULL || o->cnt == NULL) {
 		mk_eplb_out_free(o);
 		return mk_err_data(e, "out of memory for a plan of %d layers",
@@ -158,9 +160,9 @@ mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 
 	memset(o, 0, sizeof(*o));
 	o->L = L;
-	o->phy2log = malloc(sizeof(int64_t) * (size_t)L * R);
-	o->rank = malloc(sizeof(int64_t) * (size_t)L * R);
-	o->cnt = malloc(sizeof(int64_t) * (size_t)L * E);
+	o->phy2log = mk_mem_alloc(sizeof(int64_t) * (size_t)L * R);
+	o->rank = mk_mem_alloc(sizeof(int64_t) * (size_t)L * R);
+	o->cnt = mk_mem_alloc(sizeof(int64_t) * (size_t)L * E);
 	if (o->phy2log == NULL || o->rank == NULL || o->cnt == NULL ||
 	    plan_layers(c, w, S, L, prev, o) < 0) {
 		mk_eplb_out_free(o);

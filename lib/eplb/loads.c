@@ -9,6 +9,7 @@
 #include <string.h>
 
 
+#include "base/mem.h"
 #include "eplb/loads.h"
 #include "tensor/json.h"
 #include "tensor/pt.h"
@@ -21,7 +22,7 @@ mk_loads_free(struct mk_loads *l)
 {
 	int i;
 
-	free(l->w);
+	mk_mem_free(l->w);
 	free(l->layer);
 	free(l->zero);
 	for (i = 0; l->name != NULL && i < l->S; i++)
@@ -47,7 +48,8 @@ alloc_loads(struct mk_loads *l, int S, int L, int E, const char *name,
 	l->S = S;
 	l->L = l->L0 = L;
 	l->E = E;
-	l->w = calloc((size_t)S * (size_t)L * (size_t)E, sizeof(double));
+	l->w = mk_mem_alloc(sizeof(double) * (size_t)S * (size_t)L *
+	    (size_t)E);
 	l->layer = malloc(sizeof(int) * (size_t)L);
 	l->name = calloc((size_t)S, sizeof(char *));
 	if (l->w == NULL || l->layer == NULL || l->name == NULL)
@@ -141,15 +143,60 @@ no_steps(int window, int history, const char *name, const char *what,
 	return 0;
 }
 
+/*
+ * dst[j] += element at + j of t, for j < n, in one typed loop (a switch
+ * per element cost more than the rest of a deepseek plan).  Returns -1,
+ * or the first j whose value is not finite and >= 0 (dst is then
+ * incomplete).
+ */
+static int64_t
+add_row(const struct mk_tensor *t, size_t at, size_t n, double *dst)
+{
+	size_t j;
+	double v;
+	int bad = 0;
+
+#define ADD(T)	for (j = 0; j < n; j++) {				\
+		v = (double)((const T *)t->data)[at + j];		\
+		bad |= !(v >= 0 && v <= DBL_MAX);			\
+		dst[j] += v;						\
+	}								\
+	break
+	switch (t->dtype) {
+	case MK_F64:	ADD(double);
+	case MK_F32:	ADD(float);
+	case MK_I64:	ADD(int64_t);
+	case MK_I32:	ADD(int32_t);
+	case MK_U32:	ADD(uint32_t);
+	case MK_U64:	ADD(uint64_t);
+	default:
+		for (j = 0; j < n; j++) {
+			v = mk_tensor_get_f64(t, at + j);
+			bad |= !(v >= 0 && v <= DBL_MAX);
+			dst[j] += v;
+		}
+		break;
+	}
+#undef ADD
+	if (!bad)
+		return -1;
+	for (j = 0; j < n; j++) {
+		v = mk_tensor_get_f64(t, at + j);
+		if (!(v >= 0 && v <= DBL_MAX))
+			return (int64_t)j;
+	}
+	return -1;
+}
+
 static int
 from_dense(const struct mk_tensor *t, const char *name, int window,
     int history, struct mk_loads *l, struct mk_err *e)
 {
 	char sb[128];
-	int T = 1, L, E, st, i, j, k;
+	int T = 1, L, E, st, i, k;
 	struct wins w = { 0, 1 };
+	int64_t bad;
 	size_t at;
-	double v;
 
 	if (mk_dtype_kind(t->dtype) == 0)
 		return mk_err_data(e, "%s: unsupported dtype", name);
@@ -179,16 +226,14 @@ from_dense(const struct mk_tensor *t, const char *name, int window,
 	for (st = 0; st < T; st++) {
 		if ((k = scenario_of(&w, st)) < 0)
 			continue;
-		for (i = 0; i < L; i++)
-			for (j = 0; j < E; j++) {
-				at = ((size_t)st * (size_t)L + (size_t)i) *
-				    (size_t)E + (size_t)j;
-				v = mk_tensor_get_f64(t, at);
-				if (check_value(v, name, t->ndim == 3 ? st : -1,
-				    i, j, e) < 0)
-					return -1;
-				*cell(l, k, i, j) += v;
-			}
+		for (i = 0; i < L; i++) {
+			at = ((size_t)st * (size_t)L + (size_t)i) * (size_t)E;
+			if ((bad = add_row(t, at, (size_t)E, cell(l, k, i, 0)))
+			    >= 0)
+				return check_value(mk_tensor_get_f64(t, at +
+				    (size_t)bad), name, t->ndim == 3 ? st : -1, i,
+				    (int)bad, e);
+		}
 	}
 	return 0;
 }
@@ -609,8 +654,10 @@ mk_loads_join(struct mk_loads *dst, struct mk_loads *src, struct mk_err *e)
 		return mk_err_data(e, "%s: %zu scenarios of %d x %d exceed the "
 		    "limit of %d loads", src->name[0], S, dst->L, dst->E,
 		    MK_LOADS_MAX_CELLS);
-	if ((w = realloc(dst->w, S * cells * sizeof(double))) == NULL)
+	if ((w = mk_mem_alloc(S * cells * sizeof(double))) == NULL)
 		return mk_err_data(e, "%s: out of memory", src->name[0]);
+	memcpy(w, dst->w, (size_t)dst->S * cells * sizeof(double));
+	mk_mem_free(dst->w);
 	dst->w = w;
 	if ((nm = realloc(dst->name, S * sizeof(char *))) == NULL)
 		return mk_err_data(e, "%s: out of memory", src->name[0]);

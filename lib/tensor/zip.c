@@ -1,10 +1,59 @@
-/* zip.c - reading zip archives with libzip; see zip.h. */
+/*
+ * zip.c - reading zip archives with libzip; see zip.h.
+ *
+ * libzip is loaded when the first archive is opened, not at every start:
+ * linking it pulls in libcrypto, whose relocations added 3 to 4 ms to
+ * every process here (more than a whole eplb-plan run on NPY loads).
+ */
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <zip.h>
 
 #include "tensor/zip.h"
+
+/* The libzip functions used, resolved once. */
+#define ZIP_FUNCS(X)							\
+	X(zip_error_init)						\
+	X(zip_error_fini)						\
+	X(zip_error_strerror)						\
+	X(zip_source_buffer_create)					\
+	X(zip_source_free)						\
+	X(zip_open_from_source)						\
+	X(zip_get_num_entries)						\
+	X(zip_get_name)							\
+	X(zip_name_locate)						\
+	X(zip_fopen_index)						\
+	X(zip_fread)							\
+	X(zip_fclose)							\
+	X(zip_strerror)							\
+	X(zip_file_strerror)						\
+	X(zip_discard)
+
+#define ZIP_PTR(f)	__typeof__(f) *f;
+static struct {
+	void	*h;
+	ZIP_FUNCS(ZIP_PTR)
+} L;
+
+/* Load libzip (once).  Returns 0, or -1 with e filled. */
+static int
+load(const char *file, struct mk_err *e)
+{
+	static const char *const names[] = { "libzip.so.4", "libzip.so" };
+	size_t i;
+
+	for (i = 0; L.h == NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		L.h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (L.h == NULL)
+		return mk_err_data(e, "%s: reading a zip archive needs libzip "
+		    "(Debian's libzip4): %s", file, dlerror());
+#define ZIP_SYM(f)	if (L.f == NULL && (*(void **)&L.f = dlsym(L.h, #f)) == \
+	    NULL) return mk_err_data(e, "%s: libzip lacks %s", file, #f);
+	ZIP_FUNCS(ZIP_SYM)
+	return 0;
+}
 
 struct mk_zip {
 	zip_t		*z;
@@ -22,27 +71,27 @@ mk_zip_open(struct mk_src *s, struct mk_err *e)
 	zip_int64_t n;
 	size_t len;
 
-	if (mk_src_slurp(s, &p, &len, e) < 0)
+	if (load(mk_src_name(s), e) < 0 || mk_src_slurp(s, &p, &len, e) < 0)
 		return NULL;
 	if ((mz = calloc(1, sizeof(*mz))) == NULL) {
 		mk_err_data(e, "%s: out of memory", mk_src_name(s));
 		return NULL;
 	}
 	mz->file = mk_src_name(s);
-	zip_error_init(&ze);
-	if ((zs = zip_source_buffer_create(len ? (const void *)p : "", len, 0,
+	L.zip_error_init(&ze);
+	if ((zs = L.zip_source_buffer_create(len ? (const void *)p : "", len, 0,
 	    &ze)) == NULL ||
-	    (mz->z = zip_open_from_source(zs, ZIP_RDONLY, &ze)) == NULL) {
+	    (mz->z = L.zip_open_from_source(zs, ZIP_RDONLY, &ze)) == NULL) {
 		mk_err_data(e, "%s: not a zip archive: %s", mz->file,
-		    zip_error_strerror(&ze));
+		    L.zip_error_strerror(&ze));
 		if (zs != NULL)
-			zip_source_free(zs);
-		zip_error_fini(&ze);
+			L.zip_source_free(zs);
+		L.zip_error_fini(&ze);
 		free(mz);
 		return NULL;
 	}
-	zip_error_fini(&ze);
-	n = zip_get_num_entries(mz->z, 0);
+	L.zip_error_fini(&ze);
+	n = L.zip_get_num_entries(mz->z, 0);
 	mz->n = n < 0 ? 0 : n > INT32_MAX ? INT32_MAX : (int)n;
 	return mz;
 }
@@ -56,7 +105,7 @@ mk_zip_count(const struct mk_zip *z)
 const char *
 mk_zip_name(const struct mk_zip *z, int i)
 {
-	const char *s = zip_get_name(z->z, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
+	const char *s = L.zip_get_name(z->z, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
 
 	return s != NULL ? s : "";
 }
@@ -64,7 +113,7 @@ mk_zip_name(const struct mk_zip *z, int i)
 int
 mk_zip_find(const struct mk_zip *z, const char *name)
 {
-	zip_int64_t i = zip_name_locate(z->z, name, ZIP_FL_ENC_RAW);
+	zip_int64_t i = L.zip_name_locate(z->z, name, ZIP_FL_ENC_RAW);
 
 	return i < 0 || i > INT32_MAX ? -1 : (int)i;
 }
@@ -107,23 +156,23 @@ mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
 
 	*p = NULL;
 	*n = 0;
-	if ((f = zip_fopen_index(z->z, (zip_uint64_t)i, 0)) == NULL)
+	if ((f = L.zip_fopen_index(z->z, (zip_uint64_t)i, 0)) == NULL)
 		return mk_err_data(e, "%s: %s: %s", z->file, name,
-		    zip_strerror(z->z));
+		    L.zip_strerror(z->z));
 	/* chunk by chunk: the memory follows the bytes, not the header */
 	for (;;) {
 		if (grow(p, &cap, *n, *n + chunk) < 0) {
-			zip_fclose(f);
+			L.zip_fclose(f);
 			free(*p);
 			*p = NULL;
 			return mk_err_data(e, "%s: %s: out of memory after %zu "
 			    "bytes", z->file, name, *n);
 		}
-		got = zip_fread(f, (char *)*p + *n, cap - *n);
+		got = L.zip_fread(f, (char *)*p + *n, cap - *n);
 		if (got < 0) {
 			mk_err_data(e, "%s: %s: %s", z->file, name,
-			    zip_file_strerror(f));
-			zip_fclose(f);
+			    L.zip_file_strerror(f));
+			L.zip_fclose(f);
 			free(*p);
 			*p = NULL;
 			return -1;
@@ -132,7 +181,7 @@ mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
 			break;
 		*n += (size_t)got;
 		if (*n > max) {
-			zip_fclose(f);
+			L.zip_fclose(f);
 			free(*p);
 			*p = NULL;
 			return mk_err_data(e, "%s: %s holds more than %zu bytes",
@@ -140,7 +189,7 @@ mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
 		}
 		chunk = cap - *n > 0 ? cap - *n : cap;
 	}
-	zip_fclose(f);
+	L.zip_fclose(f);
 	return 0;
 }
 
@@ -149,6 +198,6 @@ mk_zip_close(struct mk_zip *z)
 {
 	if (z == NULL)
 		return;
-	zip_discard(z->z);
+	L.zip_discard(z->z);
 	free(z);
 }

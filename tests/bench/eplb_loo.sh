@@ -12,6 +12,7 @@
 #   best-raw  -a best on that raw sum
 #   ds-sum    -a deepseek on the dumps as scenarios (their normalised sum)
 #   best-sc   -a best on the dumps as scenarios (the mean objective)
+#   best-worst  the same, --objective worst
 #   oracle    -a best on the held-out dump itself (the ceiling)
 # and prints each fold, then the mean and worst fold per plan.  Needs
 # build/bin and python3 with numpy (to sum the dumps).
@@ -59,12 +60,14 @@ for g in $groups; do
 			done
 			sum "$tmp/sum.npy" "${tr[@]}"
 			line="$g $cfg $(basename "${files[$h]}" .json)"
-			for p in ds-raw best-raw ds-sum best-sc oracle; do
+			for p in ds-raw best-raw ds-sum best-sc best-worst oracle; do
 				case $p in
 				ds-raw)   set -- -a deepseek "$tmp/sum.npy" ;;
 				best-raw) set -- -a best "$tmp/sum.npy" ;;
 				ds-sum)   set -- -a deepseek "${tr[@]}" ;;
 				best-sc)  set -- -a best "${tr[@]}" ;;
+				best-worst) set -- -a best --objective worst \
+				    "${tr[@]}" ;;
 				oracle)   set -- -a best "${files[$h]}" ;;
 				esac
 				# shellcheck disable=SC2086
