@@ -343,12 +343,17 @@ list:
 }
 
 /*
- * The loads as float32, as torch's .float() has them, scaled by the power
- * of two that puts the largest in [1, 2): a power of two changes no
- * rounding, so the plan is torch's wherever torch's arithmetic holds, the
- * same for loads of any scale, and sums of 1e38-sized loads cannot
- * overflow float32 (they did: inf shares, NaN counts).
+ * The loads as float32, as torch's .float() has them.  Loads so large
+ * (or small) that float32 sums could overflow (or lose them to zero) are
+ * scaled first by the power of two that puts the largest in [1, 2): a
+ * power of two changes no rounding, so the plan is the one their ratios
+ * give, where 1e38-sized loads had made inf shares and NaN counts.  Loads
+ * in float32's comfortable range are not touched: the seed's packer
+ * compares sums with an absolute 1e-6, so waterfill is the seed's exactly
+ * only on the loads as they are.
  */
+#define SCALE_BEYOND	100	/* binary orders of magnitude */
+
 static void
 to_float(const double *w, int n, float *wf)
 {
@@ -357,7 +362,8 @@ to_float(const double *w, int n, float *wf)
 
 	for (j = 0; j < n; j++)
 		big = w[j] > big ? w[j] : big;
-	if (big > 0 && big <= DBL_MAX)
+	if (big > 0 && big <= DBL_MAX && (ilogb(big) > SCALE_BEYOND ||
+	    ilogb(big) < -SCALE_BEYOND))
 		k = -ilogb(big);
 	if (k >= -1000 && k <= 1000) {	/* 2^k is a double: multiply */
 		double x = ldexp(1.0, k);
