@@ -174,7 +174,7 @@ parse_args(int argc, char **argv, struct opts *o)
 
 /* --phy2log: the plan's layer, routing the trace's logical ids. */
 static void
-read_plan(struct opts *o, struct mk_phy2log *pl, char *what, size_t size)
+read_plan(struct opts *o, struct mk_phy2log *pl)
 {
 	struct mk_a2a_job_opts *j = &o->job;
 	const char *name = strcmp(o->phy2log, "-") ? o->phy2log : "stdin";
@@ -185,12 +185,11 @@ read_plan(struct opts *o, struct mk_phy2log *pl, char *what, size_t size)
 	if (o->layer >= pl->L)
 		mk_usage_error("--layer %d: %s has %d layers", o->layer, name,
 		    pl->L);
-	snprintf(what, size, "--phy2log %s", name);
 	j->plan = pl->p + (size_t)o->layer * (size_t)pl->R;
 	j->plan_slots = pl->R;
 	j->plan_experts = j->cfg.E > 0 ? j->cfg.E : pl->max < INT32_MAX ?
 	    (int)pl->max + 1 : 0;
-	j->plan_name = what;
+	j->plan_name = pl->what;
 }
 
 /* The outputs --emit selects, by index into out[]; returns how many. */
@@ -199,19 +198,11 @@ select_outputs(const struct opts *o, const struct mk_a2a_output *out,
     int nout, int *order)
 {
 	const char *names[MK_A2A_MAX_OUTPUTS];
-	struct mk_err e;
-	int i, n;
+	int i;
 
-	for (i = 0; i < nout; i++) {
+	for (i = 0; i < nout; i++)
 		names[i] = out[i].name;
-		order[i] = i;
-	}
-	if (o->c.emit == NULL)
-		return nout;
-	if ((n = mk_select(o->c.emit, names, nout, order, MK_A2A_MAX_OUTPUTS,
-	    &e)) < 0)
-		mk_usage_error("%s", e.msg);
-	return n;
+	return mk_opt_emit(o->c.emit, names, nout, order, MK_A2A_MAX_OUTPUTS);
 }
 
 /* One output: its stack of steps, or the data of the step (or rank). */
@@ -270,10 +261,10 @@ run(struct opts *o)
 	struct mk_src *s;
 	struct mk_err e;
 	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt, stepped;
-	char what[300], how[300];
+	char how[300];
 
 	if (o->phy2log != NULL)
-		read_plan(o, &pl, what, sizeof(what));
+		read_plan(o, &pl);
 	if ((s = mk_src_open(o->input, &e)) == NULL ||
 	    (infmt = mk_src_format(s, &e)) < 0 ||
 	    (j = mk_a2a_job_open(&o->job, s, &e)) == NULL)

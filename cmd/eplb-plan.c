@@ -27,8 +27,7 @@ static const struct mk_optspec spec[NOPT] = {
 	[O_NRED] = { 's', NULL, "num-redundant-experts", "N", "R = E + N" },
 	[O_G] = { 'S', "G", "gpus,num-gpus", "G", "GPUs (R/G slots each)" },
 	[O_N] = { 's', "n", "nodes,num-nodes", "N", "nodes (default 1)" },
-	[O_K] = { 's', "g", "groups,num-groups", "K", "expert groups (default "
-	    "1)" },
+	[O_K] = { 's', "g", "groups,num-groups", "K", "expert groups (default 1)" },
 	[O_POLICY] = { 's', NULL, "policy", "auto|hierarchical|global",
 	    "(auto: hierarchical when K % N == 0)" },
 	[O_ALGO] = { 's', "a", "algo", "deepseek|waterfill|best", "(default "
@@ -54,8 +53,6 @@ static const struct mk_optspec spec[NOPT] = {
 	[O_FILES] = { 'F', NULL, NULL, "FILE", "loads, a scenario each "
 	    "(default: stdin)" },
 };
-
-static const char *const outputs[] = { "phy2log", "log2phy", "logcnt" };
 
 struct opts {
 	struct mk_opts	 c;
@@ -168,26 +165,6 @@ parse_args(int argc, char **argv, struct opts *o)
 	mode_rules(o);
 }
 
-/* Notes on stderr about the layers that have no load. */
-static void
-zero_notes(const struct mk_loads *ld)
-{
-	int l;
-
-	if (ld->nzero == 0)
-		return;
-	fprintf(stderr, ld->skipped ? "%s: --skip-zero-layers: dropped %d "
-	    "all-zero layer%s (" : "%s: %d layer%s with no load in any input "
-	    "(", mk_progname(), ld->nzero, ld->nzero > 1 ? "s" : "");
-	for (l = 0; l < ld->nzero; l++)
-		fprintf(stderr, "%s%d", l ? " " : "", ld->zero[l]);
-	if (ld->skipped)
-		fprintf(stderr, "); planning %d\n", ld->L);
-	else
-		fprintf(stderr, ") planned as well: dense layers? "
-		    "--skip-zero-layers drops them\n");
-}
-
 /* E from the loads, R from -r or E + N, and the rules between them. */
 static void
 configure(struct opts *o, const struct mk_loads *ld)
@@ -207,78 +184,51 @@ configure(struct opts *o, const struct mk_loads *ld)
 		    "hierarchical" : "global");
 }
 
-/* --emit against names[0..n) into order[]; returns how many. */
-static int
-emit_list(const struct opts *o, const char *const *names, int n, int *order)
-{
-	struct mk_err e;
-	int i, k;
-
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	if (o->c.emit == NULL)
-		return n;
-	if ((k = mk_select(o->c.emit, names, n, order, 8, &e)) < 0)
-		mk_usage_error("%s", e.msg);
-	return k;
-}
-
 /* A plan file's phy2log rows for the loads' layers, checked. */
 static int64_t *
-read_plan(const char *path, const char *opt, struct mk_phy2log *pl,
+plan_rows(struct mk_phy2log *pl, const char *path, const char *opt,
     const struct mk_eplb_cfg *c, const struct mk_loads *ld)
 {
 	struct mk_err e;
-	char what[300];
 	int64_t *p;
 
-	if (pl->p == NULL && mk_phy2log_read(path, opt, pl, &e) < 0)
-		mk_fail(NULL, &e);
-	snprintf(what, sizeof(what), "%s %s", opt, strcmp(path, "-") ? path :
-	    "stdin");
-	if ((p = mk_phy2log_rows(pl, what, ld->L, ld->L0, ld->layer, c->R,
-	    c->E, &e)) == NULL)
+	if ((pl->p == NULL && mk_phy2log_read(path, opt, pl, &e) < 0) ||
+	    (p = mk_phy2log_rows(pl, ld->L, ld->L0, ld->layer, c->R, c->E,
+	    &e)) == NULL)
 		mk_fail(NULL, &e);
 	return p;
 }
 
-/* Write one output of the plan; log2phy is built a layer at a time. */
-static void
-put(struct mk_out *w, int which, const struct mk_eplb_cfg *c,
-    const struct mk_eplb_out *plan)
+/*
+ * The report file, then the output in -f's format (or CSV for CSV input,
+ * else NPY; table: CSV); stdout is held till both are written.
+ */
+static struct mk_out *
+open_outputs(const struct opts *o, int fmt, int table, struct mk_out **rep)
 {
-	int64_t shape[3] = { plan->L, which == 0 ? c->R : c->E, plan->X };
-	int64_t *buf;
-	int l;
-
-	mk_out_begin(w, outputs[which], MK_I64, which == 1 ? 3 : 2, shape);
-	if (which == 0) {
-		mk_out_data(w, plan->phy2log, (size_t)plan->L * (size_t)c->R);
-	} else if (which == 2) {
-		mk_out_data(w, plan->cnt, (size_t)plan->L * (size_t)c->E);
-	} else {
-		buf = malloc(sizeof(int64_t) * (size_t)c->E * (size_t)plan->X);
-		if (buf == NULL)
-			err(MK_EXIT_DATA, NULL);
-		for (l = 0; l < plan->L; l++) {
-			mk_eplb_log2phy(c, plan, l, buf);
-			mk_out_data(w, buf, (size_t)c->E * (size_t)plan->X);
-		}
-		free(buf);
-	}
-	mk_out_end(w);
+	*rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
+	return mk_out_open(o->c.output, table ? MK_FMT_CSV : o->c.format !=
+	    MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ? MK_FMT_CSV :
+	    MK_FMT_NPY);
 }
 
-/* The statistics table of plan (beside no EPLB: eval) to fp. */
+/* Write output k of the plan a layer at a time (buf: E * X values). */
 static void
-table(const struct opts *o, FILE *fp, const struct mk_loads *ld,
-    const struct mk_eplb_out *plan, const int64_t *prev, int eval)
+put(struct mk_out *w, int k, const struct mk_eplb_cfg *c,
+    const struct mk_eplb_out *plan, int64_t *buf)
 {
-	struct mk_err e;
+	const int64_t *v;
+	int64_t shape[3];
+	size_t n;
+	int l;
 
-	if (mk_eplb_report(fp, &o->cfg, ld->w, ld->S, ld->L, ld->layer, plan,
-	    prev, eval, &e) < 0)
-		mk_fail(NULL, &e);
+	mk_out_begin(w, mk_eplb_outputs[k], MK_I64, mk_eplb_output_shape(c,
+	    plan, k, shape), shape);
+	for (l = 0; l < plan->L; l++) {
+		v = mk_eplb_output_layer(c, plan, k, l, buf, &n);
+		mk_out_data(w, v, n);
+	}
+	mk_out_end(w);
 }
 
 /* gpu_load [S, L, G]: every GPU's load in every scenario. */
@@ -322,18 +272,16 @@ eval_run(struct opts *o, const struct mk_loads *ld, int fmt)
 	o->cfg.R = pl.R;
 	o->redundant = -1;
 	configure(o, ld);
-	p = read_plan(o->eval, "--eval", &pl, &o->cfg, ld);
+	p = plan_rows(&pl, o->eval, "--eval", &o->cfg, ld);
 	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, &plan, &e) < 0)
 		mk_fail(NULL, &e);
-	n = o->c.emit ? emit_list(o, names, 1, order) : 0;
-	if (o->report != NULL)
-		rep = mk_out_open(o->report, MK_FMT_CSV);
-	w = mk_out_open(o->c.output, n == 0 ? MK_FMT_CSV : o->c.format !=
-	    MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ? MK_FMT_CSV :
-	    MK_FMT_NPY);
+	n = o->c.emit ? mk_opt_emit(o->c.emit, names, 1, order, 8) : 0;
+	w = open_outputs(o, fmt, n == 0, &rep);
 	if (n > 0)
 		put_gpu_load(w, &o->cfg, ld, &plan);
-	table(o, n == 0 ? w->fp : rep ? rep->fp : stderr, ld, &plan, NULL, 1);
+	if (mk_eplb_report(n == 0 ? w->fp : rep ? rep->fp : stderr, &o->cfg,
+	    ld->w, ld->S, ld->L, ld->layer, &plan, NULL, 1, &e) < 0)
+		mk_fail(NULL, &e);
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
@@ -369,13 +317,13 @@ plan_run(struct opts *o, const struct mk_loads *ld, int fmt)
 	struct mk_out *w, *rep = NULL;
 	struct mk_err e;
 	struct timespec t0;
-	int64_t *prev = NULL;
+	int64_t *prev = NULL, *buf = NULL;
 	int order[8], n, i;
 
 	configure(o, ld);
-	n = emit_list(o, outputs, 3, order);
+	n = mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
 	if (o->prev != NULL)
-		prev = read_plan(o->prev, "--prev", &pl, &o->cfg, ld);
+		prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, prev, o->width_max,
 	    &plan, &e) < 0)
@@ -385,21 +333,22 @@ plan_run(struct opts *o, const struct mk_loads *ld, int fmt)
 		    mk_ms_since(&t0));
 	if (prev != NULL && o->min_gain >= 0)
 		keep_prev(o, ld, prev, &plan);
-	/* files first: stdout opened after them is held till all are good */
-	if (o->report != NULL)
-		rep = mk_out_open(o->report, MK_FMT_CSV);
-	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
-	    fmt == MK_FMT_CSV ? MK_FMT_CSV : MK_FMT_NPY);
+	w = open_outputs(o, fmt, 0, &rep);
 	if (w->fmt == MK_FMT_SGLANG)
 		mk_eplb_sglang_write(w->fp, &o->cfg, &plan, ld->layer, ld->L0);
+	if (w->fmt != MK_FMT_SGLANG && (buf = malloc(sizeof(int64_t) *
+	    (size_t)o->cfg.E * (size_t)plan.X)) == NULL)
+		err(MK_EXIT_DATA, NULL);
 	for (i = 0; i < n && w->fmt != MK_FMT_SGLANG; i++)
-		put(w, order[i], &o->cfg, &plan);
-	if (o->stats)
-		table(o, rep ? rep->fp : stderr, ld, &plan, prev, 0);
+		put(w, order[i], &o->cfg, &plan, buf);
+	if (o->stats && mk_eplb_report(rep ? rep->fp : stderr, &o->cfg, ld->w,
+	    ld->S, ld->L, ld->layer, &plan, prev, 0, &e) < 0)
+		mk_fail(NULL, &e);
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
 	free(prev);
+	free(buf);
 	mk_eplb_out_free(&plan);
 	return MK_EXIT_OK;
 }
@@ -410,6 +359,7 @@ main(int argc, char *argv[])
 	struct mk_loads ld;
 	struct mk_err e;
 	struct opts o;
+	char note[1024];
 	int fmt, rc;
 
 	mk_init(argc, argv);
@@ -417,7 +367,8 @@ main(int argc, char *argv[])
 	if (mk_loads_read_all(o.files, o.nfiles, o.window, o.history,
 	    o.skip_zero, &ld, &fmt, &e) < 0)
 		mk_fail(NULL, &e);
-	zero_notes(&ld);
+	if (mk_loads_note(&ld, note, sizeof(note)))
+		fprintf(stderr, "%s: %s\n", mk_progname(), note);
 	rc = o.eval ? eval_run(&o, &ld, fmt) : plan_run(&o, &ld, fmt);
 	mk_loads_free(&ld);
 	return rc;

@@ -225,12 +225,10 @@ decode(const struct opts *o)
 	struct mk_err e;
 	struct timespec t0;
 	int64_t shape[4];
-	int i, order[2] = { 0, 1 }, nsel = 2, threads;
+	int i, order[2], nsel, threads;
 	double read_ms;
 
-	if (o->c.emit && (nsel = mk_select(o->c.emit, onames, 2, order, 2,
-	    &e)) < 0)
-		mk_fail(NULL, &e);
+	nsel = mk_opt_emit(o->c.emit, onames, 2, order, 2);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (mk_mdec_load(&io, o->file, o->path, &o->in, &e) < 0)
 		mk_fail(NULL, &e);

@@ -131,21 +131,14 @@ static int *
 select_tensors(const struct opts *o, const struct input *in, int *count)
 {
 	const char **names;
-	struct mk_err e;
 	int *order, i;
 
 	if ((order = malloc(sizeof(int) * (size_t)(in->n + 1) * 4)) == NULL ||
 	    (names = malloc(sizeof(char *) * (size_t)(in->n + 1))) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	for (i = 0; i < in->n; i++) {
+	for (i = 0; i < in->n; i++)
 		names[i] = in->t[i].name;
-		order[i] = i;
-	}
-	*count = in->n;
-	if (o->c.emit != NULL &&
-	    (*count = mk_select(o->c.emit, names, in->n, order,
-	    (in->n + 1) * 4, &e)) < 0)
-		mk_usage_error("%s", e.msg);
+	*count = mk_opt_emit(o->c.emit, names, in->n, order, (in->n + 1) * 4);
 	free(names);
 	return order;
 }

@@ -431,6 +431,22 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 }
 
 int
+mk_opt_emit(const char *list, const char *const *names, int n, int *order,
+    int max)
+{
+	struct mk_err e;
+	int i;
+
+	for (i = 0; i < n && i < max; i++)
+		order[i] = i;
+	if (list == NULL)
+		return i;
+	if ((i = mk_select(list, names, n, order, max, &e)) < 0)
+		mk_usage_error("%s", e.msg);
+	return i;
+}
+
+int
 mk_select(const char *list, const char *const *names, int n, int *order,
     int max, struct mk_err *e)
 {

@@ -66,7 +66,8 @@ void	mk_common_args(struct mk_common *c, int flags);
 /*
  * A tool's own options as a table, one line each: kind 's' (an option
  * with a value), 'S' (the same, required), 'l' (a flag), 'f' (a file),
- * 'F' (file operands, at most MK_ARGS_MAX_FILES: the last entry), 'o' (one file operand: the last entry).
+ * 'F' (file operands, at most MK_ARGS_MAX_FILES: the last entry), 'o'
+ * (one file operand: the last entry).
  * longopts may list aliases ("gpus,num-gpus").
  */
 #define MK_ARGS_MAX_FILES	256
@@ -163,6 +164,14 @@ double	mk_opt_double(const char *s, const char *what);
  */
 int	mk_select(const char *list, const char *const *names, int n,
 	    int *order, int max, struct mk_err *e);
+
+/*
+ * --emit LIST (NULL: every output, in order) resolved by mk_select into
+ * order[] (room for max); returns how many.  Exits with status 2 on a
+ * bad list.
+ */
+int	mk_opt_emit(const char *list, const char *const *names, int n,
+	    int *order, int max);
 
 /*
  * Report e ("tool: message") and exit with its status, closing s first so

@@ -222,6 +222,23 @@ void	mk_eplb_sglang_write(FILE *fp, const struct mk_eplb_cfg *c,
 void	mk_eplb_log2phy(const struct mk_eplb_cfg *c,
 	    const struct mk_eplb_out *out, int l, int64_t *dst);
 
+/* A plan's outputs (SPEC §4), in order: phy2log, log2phy, logcnt. */
+#define MK_EPLB_NOUT	3
+extern const char *const mk_eplb_outputs[MK_EPLB_NOUT];
+
+/* The shape of output k ([L, R], [L, E, X], [L, E]) into shape[3];
+ * returns its ndim. */
+int	mk_eplb_output_shape(const struct mk_eplb_cfg *c,
+	    const struct mk_eplb_out *out, int k, int64_t *shape);
+
+/*
+ * Output k's values for layer l (i64), *n of them: a pointer into out, or
+ * buf (room for E * X) filled with log2phy's.
+ */
+const int64_t *mk_eplb_output_layer(const struct mk_eplb_cfg *c,
+	    const struct mk_eplb_out *out, int k, int l, int64_t *buf,
+	    size_t *n);
+
 /*
  * One layer of S scenarios planned as mk_eplb_plan_all plans it (one
  * scenario: mk_eplb_layer; more: best for them all, a reference for their

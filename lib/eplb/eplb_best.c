@@ -532,7 +532,8 @@ out:
 	free(p.cnt); free(p.iexp); free(p.ival); free(p.bin); free(p.load);
 	free(p.heap); free(best.cnt); free(best.iexp); free(best.bin);
 	free(best.ival); free(best.load); free(trial.cnt); free(trial.iexp);
-	free(trial.bin); free(trial.ival); free(trial.load); free(p.parts); free(partmem); free(p.pv); free(p.ord);
+	free(trial.bin); free(trial.ival); free(trial.load); free(p.parts);
+	free(partmem); free(p.pv); free(p.ord);
 	free(p.dirty);
 	return ok;
 }

@@ -122,6 +122,8 @@ mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
 	if ((s = mk_src_open(path, e)) == NULL)
 		return -1;
 	snprintf(what, sizeof(what), "%s %s", opt, mk_src_name(s));
+	snprintf(pl->what, sizeof(pl->what), "%.*s", (int)sizeof(pl->what) -
+	    1, what);
 	mk_tensor_init(&t);
 	if ((r = mk_src_format(s, e)) == MK_FMT_JSON) {
 		r = from_json(s, what, pl, e);
@@ -158,9 +160,10 @@ mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
 }
 
 int64_t *
-mk_phy2log_rows(struct mk_phy2log *pl, const char *what, int L, int L0,
-    const int *layer, int R, int E, struct mk_err *e)
+mk_phy2log_rows(struct mk_phy2log *pl, int L, int L0, const int *layer, int R,
+    int E, struct mk_err *e)
 {
+	const char *what = pl->what;
 	char sb[64];
 	int64_t *p = NULL;
 	int l, from = pl->L == L0 && pl->L != L;

@@ -18,6 +18,7 @@ struct mk_phy2log {
 	int	 ndim;		/* the tensor read: 1 or 2 */
 	int64_t	 shape[2];
 	int	 dtype;		/* enum mk_dtype */
+	char	 what[256];	/* "OPT FILE", naming the plan in messages */
 };
 
 /*
@@ -41,11 +42,11 @@ int	mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
  * The rows of pl (consumed) for a plan of L layers of R slots over E
  * experts: pl has those L rows, or a row for each of the input's L0
  * layers (SGLang's map of every layer), of which the input layers
- * layer[0..L) are taken.  what names the plan in messages ("--prev
- * FILE").  Returns the [L, R] rows (free them), or NULL with e filled.
+ * layer[0..L) are taken.  Messages name the plan by pl->what.  Returns
+ * the [L, R] rows (free them), or NULL with e filled.
  */
-int64_t	*mk_phy2log_rows(struct mk_phy2log *pl, const char *what, int L,
-	    int L0, const int *layer, int R, int E, struct mk_err *e);
+int64_t	*mk_phy2log_rows(struct mk_phy2log *pl, int L, int L0,
+	    const int *layer, int R, int E, struct mk_err *e);
 
 void	mk_phy2log_free(struct mk_phy2log *pl);
 

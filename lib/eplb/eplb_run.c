@@ -186,6 +186,35 @@ mk_eplb_log2phy(const struct mk_eplb_cfg *c, const struct mk_eplb_out *o,
 		dst[(size_t)p[i] * X + (size_t)r[i]] = (int64_t)i;
 }
 
+const char *const mk_eplb_outputs[MK_EPLB_NOUT] = { "phy2log", "log2phy",
+    "logcnt" };
+
+int
+mk_eplb_output_shape(const struct mk_eplb_cfg *c, const struct mk_eplb_out *o,
+    int k, int64_t *shape)
+{
+	shape[0] = o->L;
+	shape[1] = k == 0 ? c->R : c->E;
+	shape[2] = o->X;
+	return k == 1 ? 3 : 2;
+}
+
+const int64_t *
+mk_eplb_output_layer(const struct mk_eplb_cfg *c, const struct mk_eplb_out *o,
+    int k, int l, int64_t *buf, size_t *n)
+{
+	if (k == 0) {
+		*n = (size_t)c->R;
+		return o->phy2log + (size_t)l * (size_t)c->R;
+	}
+	if (k == 2) {
+		*n = (size_t)c->E;
+		return o->cnt + (size_t)l * (size_t)c->E;
+	}
+	mk_eplb_log2phy(c, o, l, buf);
+	*n = (size_t)c->E * (size_t)o->X;
+	return buf;
+}
 
 double
 mk_eplb_total_objective(const struct mk_eplb_cfg *c, const double *w, int S,

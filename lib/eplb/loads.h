@@ -23,6 +23,8 @@
 #ifndef MK_LOADS_H
 #define MK_LOADS_H
 
+#include <stddef.h>
+
 #include "base/errmsg.h"
 
 struct mk_src;
@@ -72,6 +74,13 @@ int	mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e);
 int	mk_loads_read_all(const char *const *paths, int n, int window,
 	    int history, int skip, struct mk_loads *l, int *fmt,
 	    struct mk_err *e);
+
+/*
+ * The note users need about all-zero layers (dense layers of SGLang's
+ * dumps), without "tool: " or newline, into buf: which were dropped, or
+ * that they were kept and planned.  Returns 0 if there is nothing to say.
+ */
+int	mk_loads_note(const struct mk_loads *l, char *buf, size_t size);
 
 void	mk_loads_free(struct mk_loads *l);
 

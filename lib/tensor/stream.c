@@ -1,4 +1,7 @@
-/* stream.c - recognising an input's format and reading its tensors; see stream.h. */
+/*
+ * stream.c - recognising an input's format and reading its tensors; see
+ * stream.h.
+ */
 #include <string.h>
 
 #include "tensor/csvio.h"
