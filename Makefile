@@ -52,7 +52,8 @@ LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -ldl -lm
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c
 ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
-GENERIC_VEC = -ftree-vectorize -fvect-cost-model=dynamic
+# GCC's cost model option; clang vectorises by its own
+GENERIC_VEC = -ftree-vectorize $(if $(findstring clang,$(CC)),,-fvect-cost-model=dynamic)
 
 LIB_SRC = $(wildcard lib/*/*.c)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -61,7 +62,7 @@ BINS    = $(TOOLS:%=$(BUILD)/bin/%)
 
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-FUZZ_TARGETS = npy csv
+FUZZ_TARGETS = npy csv loads pt
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
@@ -104,7 +105,7 @@ $(BUILD)/bin/test-unit: $(UNIT_OBJ) $(LIB)
 
 # The fuzz targets, driven by a plain main() that replays corpus files.
 $(BUILD)/bin/replay: $(BUILD)/obj/tests/fuzz/replay.o \
-		$(BUILD)/obj/tests/fuzz/fuzz_npy.o $(BUILD)/obj/tests/fuzz/fuzz_csv.o $(LIB)
+		$(FUZZ_TARGETS:%=$(BUILD)/obj/tests/fuzz/fuzz_%.o) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(MK_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LIBS)
 
@@ -164,7 +165,7 @@ check-cli: all
 	MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh
 
 check-replay: all
-	$(BUILD)/bin/replay testdata/corpus/npy testdata/corpus/csv
+	$(BUILD)/bin/replay testdata/corpus
 
 check-interop: all
 	MOEKIT_BIN=$(BUILD)/bin PYTHON=$(PYTHON) sh tests/interop/run.sh

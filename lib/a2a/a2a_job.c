@@ -159,8 +159,10 @@ next_batch(struct mk_a2a_job *j, struct mk_err *e)
 	if ((nb = mk_a2a_trace_next_steps(j->tr, j->st, j->nbmax, e)) <= 0)
 		return nb;
 	for (b = 0; b < nb; b++) {
-		snprintf(where[b], sizeof(where[b]), j->sh.stepped ?
-		    "step %d" : "", j->step + b);
+		where[b][0] = '\0';
+		if (j->sh.stepped)
+			snprintf(where[b], sizeof(where[b]), "step %d",
+			    j->step + b);
 		wherev[b] = where[b];
 	}
 	/* the mapping reads every rank first */

@@ -401,6 +401,7 @@ mk_a2a_step_load(struct mk_a2a_step *s, int threads, struct mk_err *e)
 {
 	int r, first = s->R;
 
+	(void)threads;		/* without OpenMP */
 #pragma omp parallel for schedule(dynamic, 1) if (s->R > 1 && threads > 1) \
     num_threads(threads > 1 ? threads : 1)
 	for (r = 0; r < s->R; r++)

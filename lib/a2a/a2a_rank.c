@@ -27,22 +27,6 @@ mk_a2a_rank_free(struct mk_a2a_rank *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Does token t of src go to rank d?  (Any slot with an expert of d.) */
-static inline int
-goes_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
-    int64_t t, int d)
-{
-	int64_t x, epr = c->E / c->R;
-	int j;
-
-	for (j = 0; j < c->K; j++) {
-		x = mk_a2a_id(s, src, t, j);
-		if (x >= 0 && x < c->E && x / epr == d)
-			return 1;
-	}
-	return 0;
-}
-
 /* The destination ranks of token t of src as a bitset. */
 static void
 token_mask(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,

@@ -87,6 +87,7 @@ plan_layers(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 	int l, bad = 0, t = mk_threads_for(L * (c->algo == MK_EPLB_BEST ?
 	    BEST_MS * (S > 1 ? 5 * S : 1) : REF_MS));
 
+	(void)t;		/* without OpenMP */
 	/* one thread: no team at all (starting libgomp's costs a millisecond) */
 #pragma omp parallel for schedule(dynamic) reduction(|:bad) num_threads(t) \
     if (t > 1)

@@ -214,6 +214,7 @@ run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
 	const size_t esz = mk_dtype_size((enum mk_dtype)p->dtype);
 	const int G = p->QH / p->KH;
 
+	(void)T;		/* without OpenMP */
 #pragma omp parallel num_threads(T)
 	{
 		struct mk_mdec_task t;
@@ -411,6 +412,7 @@ mk_read_sum(const struct mk_kern *k, const void *p, size_t n, int threads)
 	uint64_t total = 0;
 	int T = threads < 1 ? 1 : threads;
 
+	(void)T;		/* without OpenMP */
 	if (k == NULL)
 		k = mk_kern();
 #pragma omp parallel num_threads(T) reduction(+:total)

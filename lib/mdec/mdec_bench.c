@@ -44,6 +44,7 @@ mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads)
 	size_t nchunk = (n + CHUNK - 1) / CHUNK;
 	int64_t c;
 
+	(void)threads;		/* without OpenMP */
 #pragma omp parallel for num_threads(threads) schedule(static)
 	for (c = 0; c < (int64_t)nchunk; c++) {
 		uint64_t s = mix(seed ^ mix((uint64_t)c));
@@ -71,6 +72,7 @@ mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
 	size_t nchunk = (n + CHUNK - 1) / CHUNK;
 	int64_t c;
 
+	(void)threads;		/* without OpenMP */
 #pragma omp parallel for num_threads(threads) schedule(static)
 	for (c = 0; c < (int64_t)nchunk; c++) {
 		uint64_t s = mix(seed ^ mix((uint64_t)c + 0x5bd1e995));

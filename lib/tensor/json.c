@@ -227,8 +227,9 @@ escape(struct mk_json *j, char *buf, size_t size, size_t *n)
 		return mk_json_fail(j, "an unterminated string");
 	if (*j->p != 'u') {
 		if ((k = strchr(from, *j->p)) == NULL || *j->p == '\0')
-			return mk_json_fail(j, "an unknown escape '\\%c'",
-			    *j->p);
+			return mk_json_fail(j, *j->p > 0x20 && *j->p < 0x7f ?
+			    "an unknown escape '\\%c'" : "an unknown escape: "
+			    "'\\' and byte 0x%02x", (unsigned char)*j->p);
 		if (*n + 1 < size)
 			buf[(*n)++] = to[k - from];
 		j->p++;

@@ -208,6 +208,7 @@ static const struct {
 static int
 global(struct vm *m, const char *mod, size_t ml, const char *name, size_t nl)
 {
+	char sm[200], sn[200];
 	struct val *v;
 	size_t k;
 
@@ -231,10 +232,15 @@ global(struct vm *m, const char *mod, size_t ml, const char *name, size_t nl)
 			v->dtype = storages[k].dtype;
 			return push(m, v);
 		}
-	return fail(m, "global '%.*s.%.*s' is not a tensor, a storage or a "
+	mk_excerpt(sm, sizeof(sm), mod, ml, 40);
+	mk_excerpt(sn, sizeof(sn), name, nl, 40);
+	if (ml == 5 && memcmp(mod, "torch", 5) == 0 && nl > 7 &&
+	    memcmp(name + nl - 7, "Storage", 7) == 0)
+		return fail(m, "tensors of torch.%s are not read (float, "
+		    "integer and bool tensors are)", sn);
+	return fail(m, "global '%s.%s' is not a tensor, a storage or a "
 	    "number (only what torch.save writes for a dict of tensors and "
-	    "numbers is read)", (int)(ml < 60 ? ml : 60), mod,
-	    (int)(nl < 60 ? nl : 60), name);
+	    "numbers is read)", sm, sn);
 }
 
 /* GLOBAL: "module\nname\n". */
@@ -572,37 +578,42 @@ entry(const struct mk_zip *z, int pkl, const char *what, size_t wl)
 static int
 big_endian(struct mk_zip *z, int pkl, int *big, struct mk_err *e)
 {
-	void *p;
-	size_t n;
+	char shown[17];
+	unsigned char *p;
+	size_t n, k;
 	int i = entry(z, pkl, "byteorder", 9);
 
 	*big = 0;
 	if (i < 0)
 		return 0;	/* older files: little-endian */
-	if (mk_zip_read(z, i, 16, &p, &n, e) < 0)
+	if (mk_zip_read(z, i, 16, (void **)&p, &n, e) < 0)
 		return -1;
-	if (n == 3 && memcmp(p, "big", 3) == 0)
-		*big = 1;
-	else if (!(n == 6 && memcmp(p, "little", 6) == 0))
-		n = (size_t)-1;
+	*big = n == 3 && memcmp(p, "big", 3) == 0;
+	if (*big || (n == 6 && memcmp(p, "little", 6) == 0)) {
+		free(p);
+		return 0;
+	}
+	for (k = 0; k < n; k++)
+		shown[k] = p[k] >= 0x20 && p[k] < 0x7f ? (char)p[k] : '?';
+	shown[n] = '\0';
 	free(p);
-	if (n == (size_t)-1)
-		return mk_err_data(e, "%s: byteorder is neither little nor big",
-		    mk_zip_file(z));
-	return 0;
+	return mk_err_data(e, "%s: byteorder is '%s', neither little nor big",
+	    mk_zip_file(z), shown);
 }
 
 /* Tensor v, key name, into t: its storage's bytes, checked and copied. */
 static int
-tensor(struct mk_zip *z, int pkl, const struct val *v, const char *name,
+tensor(struct mk_zip *z, int pkl, const struct val *v, const char *key,
     int big, struct mk_tensor *t, struct mk_err *e)
 {
 	const struct val *st = v->storage;
 	size_t size = mk_dtype_size((enum mk_dtype)st->dtype), n, want;
-	char path[300];
+	char path[300], name[300], shown[300];
 	int64_t nel, expect;
 	void *p;
 	int k, i;
+
+	mk_excerpt(name, sizeof(name), key, strlen(key), 60);
 
 	nel = mk_shape_nelem(v->ndim, v->shape, size);
 	if (nel < 0)
@@ -621,16 +632,17 @@ tensor(struct mk_zip *z, int pkl, const struct val *v, const char *name,
 		    (long long)v->offset, (long long)st->i);
 	snprintf(path, sizeof(path), "data/%.*s", (int)(st->key->n < 200 ?
 	    st->key->n : 200), st->key->s);
+	mk_excerpt(shown, sizeof(shown), path, strlen(path), 60);
 	if ((i = entry(z, pkl, path, strlen(path))) < 0)
 		return mk_err_data(e, "%s: %s: its storage %s is missing",
-		    mk_zip_file(z), name, path);
+		    mk_zip_file(z), name, shown);
 	want = (size_t)st->i * size;
 	if (mk_zip_read(z, i, want, &p, &n, e) < 0)
 		return -1;
 	if (n != want) {
 		free(p);
 		return mk_err_data(e, "%s: %s: storage %s holds %zu bytes, its "
-		    "%lld elements need %zu", mk_zip_file(z), name, path, n,
+		    "%lld elements need %zu", mk_zip_file(z), name, shown, n,
 		    (long long)st->i, want);
 	}
 	if (mk_tensor_alloc(t, (enum mk_dtype)st->dtype, v->ndim, v->shape,
@@ -653,6 +665,7 @@ items(struct mk_zip *z, int pkl, const struct val *d, int big,
 {
 	const struct val *k, *v;
 	struct mk_pt_item *it;
+	char shown[300];
 	size_t j;
 
 	if ((pt->items = calloc(d->n / 2 + 1, sizeof(*pt->items))) == NULL)
@@ -680,8 +693,9 @@ items(struct mk_zip *z, int pkl, const struct val *d, int big,
 		case V_FLOAT:	it->kind = MK_PT_FLOAT; it->f = v->f; break;
 		case V_NONE:	it->kind = MK_PT_NONE; break;
 		default:
-			return mk_err_data(e, "%s: '%.60s' is neither a tensor "
-			    "nor a number", mk_zip_file(z), it->key);
+			return mk_err_data(e, "%s: '%s' is neither a tensor nor "
+			    "a number", mk_zip_file(z), mk_excerpt(shown,
+			    sizeof(shown), it->key, strlen(it->key), 60));
 		}
 	}
 	return 0;

@@ -27,6 +27,13 @@ mk_src_format(struct mk_src *s, struct mk_err *e)
 	if (have >= MK_ZIP_MAGIC_LEN && memcmp(s->p + s->pos, MK_ZIP_MAGIC,
 	    MK_ZIP_MAGIC_LEN) == 0)
 		return s->fmt = MK_FMT_ZIP;
+	/* pickle's PROTO opcode: torch.save's format before the zip one */
+	if (have >= 2 && s->p[s->pos] == 0x80 && s->p[s->pos + 1] >= 2 &&
+	    s->p[s->pos + 1] <= 5)
+		return mk_err_data(e, "%s: a Python pickle (torch.save(..., "
+		    "_use_new_zipfile_serialization=False)?), which is not "
+		    "read: torch.save it again in torch's zip format (the "
+		    "default since torch 1.6)", s->name);
 	for (i = 0; ; i++) {
 		if ((size_t)have <= i) {
 			if ((have = src_fill(s, i + 1, e)) < 0)

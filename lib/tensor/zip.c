@@ -82,7 +82,8 @@ mk_zip_open(struct mk_src *s, struct mk_err *e)
 	if ((zs = L.zip_source_buffer_create(len ? (const void *)p : "", len, 0,
 	    &ze)) == NULL ||
 	    (mz->z = L.zip_open_from_source(zs, ZIP_RDONLY, &ze)) == NULL) {
-		mk_err_data(e, "%s: not a zip archive: %s", mz->file,
+		mk_err_data(e, "%s: a damaged or truncated zip archive of %zu "
+		    "bytes (libzip: %s)", mz->file, len,
 		    L.zip_error_strerror(&ze));
 		if (zs != NULL)
 			L.zip_source_free(zs);

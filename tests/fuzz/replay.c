@@ -1,5 +1,5 @@
 /*
- * replay - feed files to both fuzz targets (the regression driver of make
+ * replay - feed files to every fuzz target (the regression driver of make
  * check).  Operands are files or directories (read recursively, in name
  * order).  A target that trips an invariant aborts, and so fails the run.
  */
@@ -13,6 +13,8 @@
 
 int	fuzz_npy_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_csv_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	fuzz_loads_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	fuzz_pt_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int nfiles;
 
@@ -35,6 +37,8 @@ replay_file(const char *path)
 	fclose(fp);
 	fuzz_npy_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	fuzz_csv_LLVMFuzzerTestOneInput(buf, (size_t)n);
+	fuzz_loads_LLVMFuzzerTestOneInput(buf, (size_t)n);
+	fuzz_pt_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	free(buf);
 	nfiles++;
 }
@@ -79,7 +83,7 @@ main(int argc, char *argv[])
 
 	for (i = 1; i < argc; i++)
 		replay(argv[i]);
-	printf("replay: %d files through fuzz_npy and fuzz_csv, no failure\n",
-	    nfiles);
+	printf("replay: %d files through fuzz_npy, fuzz_csv, fuzz_loads and "
+	    "fuzz_pt, no failure\n", nfiles);
 	return 0;
 }
