@@ -96,9 +96,6 @@ mode_rules(const struct opts *o)
 		    "--min-gain");
 	if (o->min_gain >= 0 && !o->prev)
 		mk_usage_error("--min-gain needs --prev (the plan to keep)");
-	if (o->min_gain >= 1)
-		mk_usage_error("--min-gain %g: a fraction of the objective, "
-		    "below 1", o->min_gain);
 	if (!o->eval && (o->cfg.R > 0) == (o->redundant >= 0))
 		mk_usage_error(o->cfg.R > 0 ? "give -r R or "
 		    "--num-redundant-experts N, not both" : "-r R (slots per "
@@ -159,6 +156,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->eval = mk_arg_file(a[O_EVAL]);
 	o->min_gain = ((struct arg_str *)a[O_GAIN])->count ? mk_opt_double(
 	    mk_arg_str(a[O_GAIN]), "--min-gain") : -1;
+	if (((struct arg_str *)a[O_GAIN])->count && !(o->min_gain >= 0 &&
+	    o->min_gain < 1))
+		mk_usage_error("--min-gain %s: a fraction of the objective, in "
+		    "[0, 1)", mk_arg_str(a[O_GAIN]));
 	files = a[O_FILES];
 	o->files = files->filename;
 	o->nfiles = files->count;
