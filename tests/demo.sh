@@ -35,6 +35,21 @@ for a in deepseek waterfill best; do
 done
 
 echo
+echo "== eplb-plan: a plan serves the next traffic: plan on three dumps, score on a fourth"
+past="testdata/eplb-dsv3-prefill_in512.json testdata/eplb-dsv3-prefill_in1024.json testdata/eplb-dsv3-prefill_in2048.json"
+next=testdata/eplb-dsv3-prefill_in4096.json
+for a in deepseek best; do
+	step "eplb-plan -a $a -r 288 -G 32 --skip-zero-layers -o \$tmp/$a.npy (3 dumps)"
+	eplb-plan -a $a -r 288 -G 32 --skip-zero-layers -o "$tmp/$a.npy" $past 2>/dev/null
+	step "eplb-plan --eval \$tmp/$a.npy -G 32 --skip-zero-layers $next"
+	eplb-plan --eval "$tmp/$a.npy" -G 32 --skip-zero-layers "$next" 2>/dev/null |
+	    awk -F, '/total/ { printf "held-out balancedness %s (no EPLB: %s)\n", $6, $10 }'
+done
+step "eplb-plan -r 288 -G 32 --skip-zero-layers -f sglang -o \$tmp/plan.json (3 dumps)   # SGLang's --init-expert-location"
+eplb-plan -r 288 -G 32 --skip-zero-layers -f sglang -o "$tmp/plan.json" $past 2>/dev/null
+head -c 120 "$tmp/plan.json"; echo " ..."
+
+echo
 echo "== a2a-layout: lay a routing trace out through that plan, size DeepEP's buffers"
 step "eplb-plan ... --emit phy2log | a2a-layout --phy2log - --layer 10 --report -o \$tmp/layout.npy testdata/a2a-dsv3-trace.npy"
 eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --emit phy2log \

@@ -47,30 +47,37 @@ struct sc {
 #define LOAD(p, s, g)	((p)->load[(size_t)(s) * (p)->G + (g)])
 #define PIECE(p, s, e)	((p)->piece[(size_t)(s) * (p)->n + (e)])
 
+/* Put GPU g of load v among the three heaviest t[], tg[] if it is one. */
+static void
+top3_insert(double *t, int *tg, double v, int g)
+{
+	int k;
+
+	for (k = 3; k > 0 && v > t[k - 1]; k--)
+		if (k < 3) {
+			t[k] = t[k - 1];
+			tg[k] = tg[k - 1];
+		}
+	if (k < 3) {
+		t[k] = v;
+		tg[k] = g;
+	}
+}
+
 /* The three heaviest GPUs of each scenario. */
 static void
 tops(struct sc *p)
 {
-	double *t, v;
-	int s, g, k, *tg;
+	double *t;
+	int s, g, *tg;
 
 	for (s = 0; s < p->S; s++) {
 		t = p->top + 3 * s;
 		tg = p->topg + 3 * s;
 		t[0] = t[1] = t[2] = -DBL_MAX;
 		tg[0] = tg[1] = tg[2] = -1;
-		for (g = 0; g < p->G; g++) {
-			v = LOAD(p, s, g);
-			for (k = 3; k > 0 && v > t[k - 1]; k--)
-				if (k < 3) {
-					t[k] = t[k - 1];
-					tg[k] = tg[k - 1];
-				}
-			if (k < 3) {
-				t[k] = v;
-				tg[k] = g;
-			}
-		}
+		for (g = 0; g < p->G; g++)
+			top3_insert(t, tg, LOAD(p, s, g), g);
 	}
 }
 
@@ -78,13 +85,12 @@ tops(struct sc *p)
 static void
 tops_grew(struct sc *p, int g)
 {
-	double *t, v;
+	double *t;
 	int s, k, j, *tg;
 
 	for (s = 0; s < p->S; s++) {
 		t = p->top + 3 * s;
 		tg = p->topg + 3 * s;
-		v = LOAD(p, s, g);
 		/* drop g's old place, then insert it where it belongs now */
 		for (k = 0; k < 3 && tg[k] != g; k++)
 			;
@@ -96,15 +102,7 @@ tops_grew(struct sc *p, int g)
 			t[2] = -DBL_MAX;
 			tg[2] = -1;
 		}
-		for (k = 3; k > 0 && v > t[k - 1]; k--)
-			if (k < 3) {
-				t[k] = t[k - 1];
-				tg[k] = tg[k - 1];
-			}
-		if (k < 3) {
-			t[k] = v;
-			tg[k] = g;
-		}
+		top3_insert(t, tg, LOAD(p, s, g), g);
 	}
 }
 
