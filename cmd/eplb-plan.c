@@ -201,19 +201,6 @@ plan_rows(struct mk_phy2log *pl, const char *path, const char *opt,
 	return p;
 }
 
-/*
- * The report file, then the output in -f's format (or CSV for CSV input,
- * else NPY; table: CSV); stdout is held till both are written.
- */
-static struct mk_out *
-open_outputs(const struct opts *o, int fmt, int table, struct mk_out **rep)
-{
-	*rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
-	return mk_out_open(o->c.output, table ? MK_FMT_CSV : o->c.format !=
-	    MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ? MK_FMT_CSV :
-	    MK_FMT_NPY);
-}
-
 /* Write output k of the plan a layer at a time (buf: E * X values). */
 static void
 put(struct mk_out *w, int k, const struct mk_eplb_cfg *c,
@@ -251,19 +238,14 @@ put_gpu_load(struct mk_out *w, const struct mk_eplb_cfg *c,
 	free(v);
 }
 
-/* --eval: the table on stdout (-o), or gpu_load and the table aside. */
-static int
-eval_run(struct opts *o, const struct mk_loads *ld, int fmt)
+/* --eval's plan: R is its width; it must fit the loads. */
+static void
+eval_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan)
 {
-	static const char *const names[] = { "gpu_load" };
 	struct mk_phy2log pl;
-	struct mk_eplb_out plan;
-	struct mk_out *w, *rep = NULL;
 	struct mk_err e;
 	int64_t *p;
-	int order[8], n;
 
-	/* R is the plan's */
 	if (mk_phy2log_read(o->eval, "--eval", &pl, &e) < 0)
 		mk_fail(NULL, &e);
 	if ((o->cfg.R > 0 && o->cfg.R != pl.R) || (o->redundant >= 0 &&
@@ -275,21 +257,9 @@ eval_run(struct opts *o, const struct mk_loads *ld, int fmt)
 	o->redundant = -1;
 	configure(o, ld);
 	p = plan_rows(&pl, o->eval, "--eval", &o->cfg, ld);
-	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, &plan, &e) < 0)
+	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, plan, &e) < 0)
 		mk_fail(NULL, &e);
-	n = o->c.emit ? mk_opt_emit(o->c.emit, names, 1, order, 8) : 0;
-	w = open_outputs(o, fmt, n == 0, &rep);
-	if (n > 0)
-		put_gpu_load(w, &o->cfg, ld, &plan);
-	if (mk_eplb_report(n == 0 ? w->fp : rep ? rep->fp : stderr, &o->cfg,
-	    ld->w, ld->S, ld->L, ld->layer, &plan, NULL, 1, &e) < 0)
-		mk_fail(NULL, &e);
-	if (rep != NULL)
-		mk_out_close(rep);
-	mk_out_close(w);
-	mk_eplb_out_free(&plan);
 	free(p);
-	return MK_EXIT_OK;
 }
 
 /* --min-gain: the new plan, or the previous one if it gains too little. */
@@ -311,60 +281,82 @@ keep_prev(const struct opts *o, const struct mk_loads *ld,
 		    "keeping the previous plan" : "taking the new one");
 }
 
-static int
-plan_run(struct opts *o, const struct mk_loads *ld, int fmt)
+/* The plan for the loads (with --prev, *prev: the previous one). */
+static void
+make_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan,
+    int64_t **prev)
 {
 	struct mk_phy2log pl = { 0 };
-	struct mk_eplb_out plan;
-	struct mk_out *w, *rep = NULL;
 	struct mk_err e;
 	struct timespec t0;
-	int64_t *prev = NULL, *buf = NULL;
-	int order[8], n, i;
 
 	configure(o, ld);
-	n = mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
 	if (o->prev != NULL)
-		prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
+		*prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, prev, o->width_max,
-	    &plan, &e) < 0)
+	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, *prev,
+	    o->width_max, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
 		    mk_ms_since(&t0));
-	if (prev != NULL && o->min_gain >= 0)
-		keep_prev(o, ld, prev, &plan);
-	w = open_outputs(o, fmt, 0, &rep);
-	if (w->fmt == MK_FMT_SGLANG)
-		mk_eplb_sglang_write(w->fp, &o->cfg, &plan, ld->layer, ld->L0);
+	if (*prev != NULL && o->min_gain >= 0)
+		keep_prev(o, ld, *prev, plan);
+}
+
+/*
+ * The outputs: --eval's table (on stdout, or beside --emit gpu_load), a
+ * plan's tensors or SGLang's JSON, and the statistics asked for.  Output
+ * formats: -f's, else CSV for CSV input and NPY for the rest.
+ */
+static void
+write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
+    const struct mk_eplb_out *plan, const int64_t *prev)
+{
+	static const char *const evals[] = { "gpu_load" };
+	struct mk_out *w, *rep;
+	struct mk_err e;
+	int64_t *buf = NULL;
+	int order[8], i, n;
+
+	n = o->eval ? (o->c.emit ? mk_opt_emit(o->c.emit, evals, 1, order, 8) :
+	    0) : mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
+	/* the report first: stdout opened after it is held till both are done */
+	rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
+	w = mk_out_open(o->c.output, o->eval && n == 0 ? MK_FMT_CSV :
+	    o->c.format != MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ?
+	    MK_FMT_CSV : MK_FMT_NPY);
+	if (o->eval && n > 0)
+		put_gpu_load(w, &o->cfg, ld, plan);
+	if (!o->eval && w->fmt == MK_FMT_SGLANG)
+		mk_eplb_sglang_write(w->fp, &o->cfg, plan, ld->layer, ld->L0);
 	/* present at once: a fresh page faulted in costs 10 us on some VMs */
-	if (w->fmt != MK_FMT_SGLANG && (buf = mk_mem_alloc(sizeof(int64_t) *
-	    (size_t)o->cfg.E * (size_t)plan.X)) == NULL)
+	if (!o->eval && w->fmt != MK_FMT_SGLANG && (buf = mk_mem_alloc(
+	    sizeof(int64_t) * (size_t)o->cfg.E * (size_t)plan->X)) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	for (i = 0; i < n && w->fmt != MK_FMT_SGLANG; i++)
-		put(w, order[i], &o->cfg, &plan, buf);
-	if (o->stats && mk_eplb_report(rep ? rep->fp : stderr, &o->cfg, ld->w,
-	    ld->S, ld->L, ld->layer, &plan, prev, 0, &e) < 0)
+	for (i = 0; i < n && buf != NULL; i++)
+		put(w, order[i], &o->cfg, plan, buf);
+	if ((o->eval || o->stats) && mk_eplb_report(o->eval && n == 0 ? w->fp :
+	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
+	    plan, prev, o->eval != NULL, &e) < 0)
 		mk_fail(NULL, &e);
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
-	free(prev);
 	mk_mem_free(buf);
-	mk_eplb_out_free(&plan);
-	return MK_EXIT_OK;
 }
 
 int
 main(int argc, char *argv[])
 {
+	struct mk_eplb_out plan;
 	struct mk_loads ld;
 	struct mk_err e;
 	struct opts o;
 	struct timespec t0;
+	int64_t *prev = NULL;
 	char note[1024];
-	int fmt, rc;
+	int fmt;
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
@@ -377,7 +369,13 @@ main(int argc, char *argv[])
 		    mk_ms_since(&t0));
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		fprintf(stderr, "%s: %s\n", mk_progname(), note);
-	rc = o.eval ? eval_run(&o, &ld, fmt) : plan_run(&o, &ld, fmt);
+	if (o.eval)
+		eval_plan(&o, &ld, &plan);
+	else
+		make_plan(&o, &ld, &plan, &prev);
+	write_all(&o, &ld, fmt, &plan, prev);
+	free(prev);
+	mk_eplb_out_free(&plan);
 	mk_loads_free(&ld);
-	return rc;
+	return MK_EXIT_OK;
 }
