@@ -39,12 +39,25 @@ struct mk_kern;
  * and block, running sums per head (16 lanes), partial sums of four heads
  * (16-float vectors), two rows.
  */
-#define MK_MDEC_WORK(G, D)	((size_t)(G) * (MK_MDEC_BLOCK + 16) + 16 + \
-				    4 * MK_MDEC_BLOCK * 16 + 2 * (size_t)(D) + 16)
+#define MK_MDEC_WORK(G, D)	(2 * MK_MDEC_BLOCK * 16 + \
+				    32 * (((size_t)(G) + 3) / 4) + \
+				    2 * ((size_t)(D) + 16) + 64)
 
-/* What one kernel call computes: a piece of one (batch, kv head) row. */
+/*
+ * What one kernel call computes: a piece of one (batch, kv head) row.
+ * Position i of the piece is at byte k + i * ps (v alike); in a paged
+ * cache (blk not NULL) at k + blk[a / bs] * bbytes + (a % bs) * ps, a being
+ * p0 + i.
+ */
 struct mk_mdec_task {
-	const void	*k, *v;		/* position 0 of the piece */
+	const void	*k, *v;		/* position 0 of the piece, or (paged)
+					 * block 0 of its kv head */
+	size_t		 ps;		/* bytes between positions */
+	const int32_t	*blk;		/* paged: the sequence's block table */
+	size_t		 bbytes;	/* paged: bytes between blocks */
+	size_t		 p0;		/* paged: the piece's first position */
+	int		 bs, bshift;	/* paged: positions per block, and its
+					 * log2 if a power of two (else -1) */
 	const uint8_t	*mask;		/* its mask (nonzero = masked), or NULL */
 	size_t		 n;		/* positions */
 	int		 D, G;		/* head size, query heads of the group */
@@ -59,21 +72,52 @@ struct mk_mdec_task {
 					 * aligned */
 };
 
+/* Where a KV cache keeps position p of batch b, kv head kh. */
+enum mk_mdec_layout {
+	MK_MDEC_BHMD,		/* [B, KH, M, D] (and flat buffers) */
+	MK_MDEC_BMHD,		/* [B, M, KH, D]: flash-attn's, vLLM's */
+	MK_MDEC_PAGED		/* [blocks, bs, KH, D] and a block table */
+};
+
 /* One problem, as the command hands it over. */
 struct mk_mdec {
 	int		 B, QH, KH, D;
-	int64_t		 V;		/* valid positions per row */
+	int64_t		 V;		/* valid positions per row (the most,
+					 * with lens) */
+	const int64_t	*lens;		/* [B] valid positions of each
+					 * sequence, or NULL: V */
 	int		 dtype;		/* MK_F16, MK_BF16 or MK_F32 (k, v) */
 	double		 scale;
 	const float	*q;		/* [B][QH][D] f32 */
-	const void	*k, *v;		/* element (b,kh,p,d) at
-					 * ((b*KH + kh) * row + p) * D + d */
+	int		 layout;	/* enum mk_mdec_layout */
+	const void	*k, *v;		/* element d of (b, kh, p) at
+					 * mk_mdec_elem(p, b, kh, p) + d */
+	int64_t		 M;		/* positions a cache row holds (bhmd,
+					 * bmhd) */
+	const int32_t	*table;		/* paged: [B][tw] block ids */
+	int64_t		 tw;		/* paged: blocks per table row */
+	int		 bs;		/* paged: positions per block */
 	const uint8_t	*mask;		/* (b,kh,p) at (b*KH + kh) * mrow + p,
 					 * nonzero = masked; or NULL */
-	int64_t		 row;		/* positions between rows of K/V */
 	int64_t		 mrow;		/* positions between rows of mask */
 	int		 qdtype;	/* q's dtype as read (for the output) */
 };
+
+/*
+ * Map the pages of a file-backed buffer in, threads slices at once
+ * (memory already mapped in must not be passed: that costs half a read).
+ */
+void	mk_mdec_populate(const void *p, size_t n, int threads);
+
+/* The element index of (b, kh, pos, 0) in K or V. */
+size_t	mk_mdec_elem(const struct mk_mdec *p, int64_t b, int kh, int64_t pos);
+
+/* Valid positions of batch b. */
+static inline int64_t
+mk_mdec_len(const struct mk_mdec *p, int64_t b)
+{
+	return p->lens != NULL ? p->lens[b] : p->V;
+}
 
 /* How mdecode reads its inputs (options that change their meaning). */
 struct mk_mdec_in {

@@ -34,23 +34,11 @@ vhsum(VEC v)
 	return _mm_cvtss_f32(x);
 }
 
+/* whether a lane of a is greater than b's */
 static inline int
-vany_gt(VEC v, float x)
+vany_gt(VEC a, VEC b)
 {
-	return _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(x),
-	    _CMP_GT_OQ)) != 0;
-}
-
-/* v with lanes n.. set to -inf (n <= 0: all of them). */
-static inline VEC
-vtail(VEC v, int n)
-{
-	static const int32_t idx[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-	__m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(n),
-	    _mm256_loadu_si256((const void *)idx));
-
-	return n >= W ? v : _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), v,
-	    _mm256_castsi256_ps(keep));
+	return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_GT_OQ)) != 0;
 }
 
 /*
@@ -89,15 +77,9 @@ vrow(const void *row, int off, int dt, int nv)
 }
 
 /*
- * Partial sums of position j (of a block of 16: two groups of 8) sit in
- * slot 2 (j % 4) + j % 8 / 4 of its group; see vreduce.
- */
-#define SLOT(j)	((j) / 8 * 8 + ((j) % 4) * 2 + (j) % 8 / 4)
-
-/*
  * Eight vectors to one vector of their sums: 128-bit halves of pairs, then
  * twice within 128-bit lanes.  Lane 4h + e ends up with the sum of
- * v[2e + h], which SLOT undoes.
+ * v[2e + h]: RIN below.
  */
 static inline __attribute__((always_inline)) VEC
 vreduce(const VEC *v)
@@ -105,6 +87,7 @@ vreduce(const VEC *v)
 	VEC w[4], y0, y1;
 	int i;
 
+#pragma GCC unroll 4
 	for (i = 0; i < 4; i++)
 		w[i] = _mm256_add_ps(
 		    _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
@@ -172,8 +155,9 @@ unmasked64(const uint8_t *mask, size_t pos, size_t n)
 	return (lo | hi << 32) & valid;
 }
 
-#define QK_PJ(GB)	((GB) == 1 ? 8 : (GB) == 2 ? 4 : 2)
-#define PV_CB(GB)	((GB) == 1 ? 8 : (GB) == 2 ? 4 : 2)
+/* lane L of vreduce holds the sum of v[RIN(L)] */
+#define RIN(L)	(2 * ((L) % 4) + (L) / 4)
+#define ACCS	8
 #define MK_MDEC_NAME(dt)	mk_mdec_##dt##_avx2
 
 #include "mdec/mdec_kernel.h"

@@ -26,20 +26,13 @@ static inline VEC vmul(VEC a, VEC b)		{ return _mm512_mul_ps(a, b); }
 static inline VEC vfma(VEC a, VEC b, VEC c)	{ return _mm512_fmadd_ps(a, b, c); }
 static inline float vhsum(VEC v)		{ return _mm512_reduce_add_ps(v); }
 
+/* whether a lane of a is greater than b's */
 static inline int
-vany_gt(VEC v, float x)
+vany_gt(VEC a, VEC b)
 {
-	return _mm512_cmp_ps_mask(v, _mm512_set1_ps(x), _CMP_GT_OQ) != 0;
+	return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) != 0;
 }
 
-static inline VEC
-vtail(VEC v, int n)
-{
-	__mmask16 keep = n >= W ? (__mmask16)0xffff : n <= 0 ? 0 :
-	    (__mmask16)((1u << n) - 1);
-
-	return _mm512_mask_mov_ps(_mm512_set1_ps(-INFINITY), keep, v);
-}
 /* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
 
@@ -67,14 +60,11 @@ vrow(const void *row, int off, int dt, int nv)
 	}
 }
 
-/* Partial sums of position j sit in slot 4 (j % 4) + j / 4; see vreduce. */
-#define SLOT(j)	((j) / 16 * 16 + ((j) % 4) * 4 + (j) % 16 / 4)
-
 /*
  * Sixteen vectors to one vector of their sums in 30 shuffles and 15 adds:
  * halves of pairs are added (256-bit halves, then 128-bit quarters, then
  * within 128-bit lanes twice).  Lane 4b + e ends up with the sum of
- * v[4e + b], which SLOT undoes.
+ * v[4e + b]: RIN below.
  */
 static inline __attribute__((always_inline)) VEC
 vreduce(const VEC *v)
@@ -82,10 +72,12 @@ vreduce(const VEC *v)
 	VEC w[8], x[4], y0, y1;
 	int i;
 
+#pragma GCC unroll 8
 	for (i = 0; i < 8; i++)
 		w[i] = _mm512_add_ps(
 		    _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0x44),
 		    _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], 0xee));
+#pragma GCC unroll 4
 	for (i = 0; i < 4; i++)
 		x[i] = _mm512_add_ps(
 		    _mm512_shuffle_f32x4(w[2 * i], w[2 * i + 1], 0x88),
@@ -140,8 +132,9 @@ unmasked64(const uint8_t *mask, size_t pos, size_t n)
 	    mask + pos), _mm512_setzero_si512()) & valid;
 }
 
-#define QK_PJ(GB)	((GB) <= 2 ? 8 : 4)
-#define PV_CB(GB)	((GB) <= 2 ? 8 : 4)
+/* lane L of vreduce holds the sum of v[RIN(L)] */
+#define RIN(L)	(4 * ((L) % 4) + (L) / 4)
+#define ACCS	16
 #define MK_MDEC_NAME(dt)	mk_mdec_##dt##_avx512
 
 #include "mdec/mdec_kernel.h"

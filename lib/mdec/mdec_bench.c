@@ -207,7 +207,8 @@ bench_problem(const struct mk_mdec_bench *b, int B, const float *q,
 	p.k = k;
 	p.v = v;
 	p.mask = mask;
-	p.row = b->V;
+	p.layout = MK_MDEC_BHMD;
+	p.M = b->V;
 	p.mrow = b->V;
 	return p;
 }

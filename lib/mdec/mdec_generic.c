@@ -77,14 +77,25 @@ exp2_flush(float x)
 	return x < -125.0f ? 0.0f : exp2f(x);
 }
 
+/* Byte offset of piece position i (the task's two addressings). */
+static size_t
+offset(const struct mk_mdec_task *t, size_t i)
+{
+	size_t a = t->p0 + i, b;
+
+	if (t->blk == NULL)
+		return i * t->ps;
+	b = a / (size_t)t->bs;
+	return (size_t)t->blk[b] * t->bbytes + (a % (size_t)t->bs) * t->ps;
+}
+
 static void
 kernel(const struct mk_mdec_task *t, int dt)
 {
 	const int D = t->D, G = t->G, ld = t->ld;
-	const size_t rb = (size_t)D * mk_dtype_size((enum mk_dtype)dt);
 	float *kr = t->work, *vr = t->work + ((D + 15) & ~15);
 	float s, alpha, p;
-	size_t i;
+	size_t i, o;
 	int g;
 
 	for (g = 0; g < G; g++) {
@@ -95,8 +106,9 @@ kernel(const struct mk_mdec_task *t, int dt)
 	for (i = 0; i < t->n; i++) {
 		if (t->mask != NULL && t->mask[i] != 0)
 			continue;
-		widen(kr, (const char *)t->k + i * rb, D, dt);
-		widen(vr, (const char *)t->v + i * rb, D, dt);
+		o = offset(t, i);
+		widen(kr, (const char *)t->k + o, D, dt);
+		widen(vr, (const char *)t->v + o, D, dt);
 		for (g = 0; g < G; g++) {
 			s = dot(t->q + (size_t)g * ld, kr, D);
 			/*

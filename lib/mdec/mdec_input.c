@@ -104,7 +104,8 @@ check_cache(const struct mk_tensor *const t[4], const char *const name[4],
 		    "heads", in->kv_heads, shape(sh, sizeof(sh), k),
 		    (long long)k->shape[1]);
 	p->KH = (int)k->shape[1];
-	p->row = k->shape[2];
+	p->layout = MK_MDEC_BHMD;
+	p->M = k->shape[2];
 	p->V = in->valid > 0 ? in->valid : k->shape[2];
 	if (p->V > k->shape[2])
 		return mk_err_usage(e, "--valid-length %lld: larger than the "
@@ -154,7 +155,8 @@ check_flat(const struct mk_tensor *const t[4], const char *const name[4],
 		    "--valid-length %lld needs B*KH*V*D = %d*%d*%lld*%d",
 		    name[1], (long long)k->shape[0], (long long)v->shape[0],
 		    (long long)p->V, p->B, p->KH, (long long)p->V, p->D);
-	p->row = p->V;
+	p->layout = MK_MDEC_BHMD;
+	p->M = p->V;
 	if (m == NULL)
 		return 0;
 	if (m->ndim != 1 || m->shape[0] < (int64_t)p->B * p->KH * p->V)

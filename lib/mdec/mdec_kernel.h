@@ -12,27 +12,32 @@
  *   vrow(p, off, dt, nv)	elements off.. of a K/V row of dtype dt as
  *				f32; only nv (1..W) are read, the rest are 0
  *   vreduce(const VEC *v)	W vectors -> one vector of their sums, lane
- *				L holding the sum of v[SLOT(L)]
- *   SLOT(j)			where the partial sums of block position j go
- *				(transposed so that vreduce needs no final
- *				permute; BLK/W groups of W)
+ *				L holding the sum of v[RIN(L)]
+ *   ACCS			vector accumulators the values step may hold
+ *				(16 of AVX-512's 32 registers, 8 of AVX2's)
  *   vexp2(x)			2^x for x <= 0, 0 below -125, NaN kept
  *   vhsum(v)			sum of the lanes
- *   vany_gt(v, x)		whether a lane of v is greater than x
- *   vtail(v, n)		v with lanes n.. (if any) set to -inf
+ *   vany_gt(a, b)		whether a lane of a is greater than b's
  *   unmasked64(mask, pos, n)	bit i set if position pos + i < n is not
  *				masked (mask NULL: every valid position)
  *   prefetch(p)
- *   QK_PJ(GB), PV_CB(GB)	register blocking: positions per score step,
- *				chunks of W dims per accumulate step
  *
- * Per block of up to BLK unmasked positions and per group of up to four
- * query heads: scores (each K row chunk loaded once for the heads and
- * several positions at once, partial sums reduced by one transpose), one
- * online-softmax update per head, then the weighted V rows added into the
- * accumulators.  The rows of the next block are prefetched while this one
- * is computed: with masked positions skipped, the hardware prefetchers
- * alone would leave the loads waiting.
+ * Per block of up to BLK unmasked positions, and per group of up to four
+ * query heads of the kv head:
+ *   scores: each K chunk is widened once and multiplied with the group's
+ *	heads; PJ = W / 4 positions of 4 heads (or W/2 of 2, W of 1) fill W
+ *	accumulators, which one transpose-reduction turns into one vector of
+ *	scores, lane L = head L / PJ, position L % PJ: the reduction never
+ *	leaves the registers;
+ *   softmax: the block's score vectors hold all the group's heads, so the
+ *	exponentials of several heads run side by side, against a vector of
+ *	running maxima (each head's in its lanes); the maximum moves only
+ *	when a score passes it by TAU, so rescaling is rare;
+ *   values: the weighted V rows are added into accumulators held in
+ *	registers for the whole block, a pass per register-full of dims.
+ * K and V rows are found by arithmetic: position i of the piece is at
+ * k + i * ps, or in a paged cache at the block of the sequence's table
+ * that holds it.
  */
 #include <math.h>
 #include <stddef.h>
@@ -45,11 +50,13 @@
 #define BLK	MK_MDEC_BLOCK
 #define GBMAX	4		/* query heads per register block */
 #ifndef AHEAD
-#define AHEAD	2		/* blocks prefetched ahead */
+#define AHEAD	2		/* blocks of rows prefetched ahead */
 #endif
 #define INL	static inline __attribute__((always_inline))
+#define TAU	8.0f		/* log2 units the maximum may lag behind */
 
-_Static_assert(BLK % W == 0 && BLK <= 64, "block and vector width");
+_Static_assert(BLK % W == 0 && BLK <= 64 && W % GBMAX == 0,
+    "block and vector width");
 
 /* Walks the mask 64 positions at a time, handing out unmasked positions. */
 struct scan {
@@ -78,78 +85,97 @@ scan_block(struct scan *s, size_t *idx)
 	return c;
 }
 
-INL void
-prefetch_rows(const char *base, size_t rb, const size_t *idx, int nb)
+/* Byte offset of piece position i in K (and V): dense or paged. */
+INL size_t
+row_off(const struct mk_mdec_task *t, size_t i, int paged)
 {
-	const char *row;
-	ptrdiff_t off;
+	size_t a, b;
+
+	if (!paged)
+		return i * t->ps;
+	a = t->p0 + i;
+	b = t->bshift >= 0 ? a >> t->bshift : a / (size_t)t->bs;
+	return (size_t)t->blk[b] * t->bbytes + (a - b * (size_t)t->bs) *
+	    t->ps;
+}
+
+INL void
+prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
+    size_t rb, int paged)
+{
+	const char *k, *v;
+	size_t o, off;
 	int j;
 
 	for (j = 0; j < nb; j++) {
-		row = base + idx[j] * rb;
-		/* every cache line the row touches */
-		for (off = -(ptrdiff_t)((uintptr_t)row & 63);
-		    off < (ptrdiff_t)rb; off += 64)
-			prefetch(row + off);
+		o = row_off(t, idx[j], paged);
+		k = (const char *)t->k + o;
+		v = (const char *)t->v + o;
+		/* every cache line the rows touch */
+		for (off = 0; off < rb + ((uintptr_t)k & 63); off += 64)
+			prefetch(k - ((uintptr_t)k & 63) + off);
+		for (off = 0; off < rb + ((uintptr_t)v & 63); off += 64)
+			prefetch(v - ((uintptr_t)v & 63) + off);
 	}
 }
 
 /*
- * Scores of positions j0 .. j0+PJ-1 for heads q[0..GB-1]: partial sums
- * (one vector per head and position) into part[g * BLK + SLOT(j)].
+ * Scores of positions j0 .. j0+PJ-1 for the heads of q (GB real ones, GP
+ * computed: 1, 2 or 4): one vector, lane g * PJ + jj for head g, position
+ * j0 + jj.  pf: rows of a later block to prefetch, a line per chunk.
  */
-INL void
-qk_step(const float *q, int ld, const char *const *rows, int j0, int nch,
-    int tail, int dt, int GB, int PJ, VEC *part, const char *const *pf)
+INL VEC
+qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
+    int tail, int dt, int GB, int GP, const char *const *pf)
 {
-	VEC a[GBMAX][8], qv[GBMAX], kv;
-	int c, g, j, nv;
+	const int PJ = W / GP;
+	VEC a[W], qv[GBMAX], kv;
+	const float *qg[GBMAX];
+	int c, g, jj, nv;
 	size_t off;
 
+#pragma GCC unroll 16
+	for (c = 0; c < W; c++)
+		a[c] = vzero();
 #pragma GCC unroll 4
-	for (g = 0; g < GB; g++)
-#pragma GCC unroll 8
-		for (j = 0; j < PJ; j++)
-			a[g][j] = vzero();
+	for (g = 0; g < GP; g++)	/* a head computed for nothing: any q */
+		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
-		/*
-		 * Prefetch the rows of a later block a line at a time, spread
-		 * over the arithmetic: a burst of them would fill the miss
-		 * queue and stall the core.
-		 */
 		off = (size_t)c * W * (dt == MK_F32 ? 4 : 2);
 		if (pf != NULL && off % 64 == 0)
-#pragma GCC unroll 8
-			for (j = 0; j < PJ; j++) {
-				prefetch(pf[2 * (j0 + j)] + off);
-				prefetch(pf[2 * (j0 + j) + 1] + off);
+#pragma GCC unroll 16
+			for (jj = 0; jj < PJ; jj++) {
+				prefetch(pf[2 * (j0 + jj)] + off);
+				prefetch(pf[2 * (j0 + jj) + 1] + off);
 			}
 #pragma GCC unroll 4
-		for (g = 0; g < GB; g++)
-			qv[g] = vload(q + (size_t)g * ld + (size_t)c * W);
-#pragma GCC unroll 8
-		for (j = 0; j < PJ; j++) {
-			kv = vrow(rows[j0 + j], c * W, dt, nv);
+		for (g = 0; g < GP; g++)
+			qv[g] = vload(qg[g] + (size_t)c * W);
+#pragma GCC unroll 16
+		for (jj = 0; jj < PJ; jj++) {
+			kv = vrow(kr[j0 + jj], c * W, dt, nv);
 #pragma GCC unroll 4
-			for (g = 0; g < GB; g++)
-				a[g][j] = vfma(qv[g], kv, a[g][j]);
+			for (g = 0; g < GP; g++)
+				a[RIN(g * PJ + jj)] = vfma(qv[g], kv,
+				    a[RIN(g * PJ + jj)]);
 		}
 	}
-#pragma GCC unroll 4
-	for (g = 0; g < GB; g++)
-#pragma GCC unroll 8
-		for (j = 0; j < PJ; j++)
-			part[g * BLK + SLOT(j0 + j)] = a[g][j];
+	return vreduce(a);
 }
 
-/* acc[g][c0*W ..] += sum over the block's positions of p[g][j] v_j. */
+/*
+ * acc[g][c0*W ..] += sum over the block's positions of p[g][j] v_j.  All
+ * BLK positions: past nb, p is 0 (their scores were -inf) and the row is
+ * row 0 again, so the loop has no variable bound and p's places are
+ * constants: head g, position j is lane g * PJ + j % PJ of vector j / PJ.
+ */
 INL void
-pv_step(float *acc, int ld, const float *p, const char *const *rows,
-    int nb, int c0, int nch, int tail, int dt, int GB, int CB)
+pv_step(float *acc, int ld, const float *p, const char *const *vr, int c0,
+    int nch, int tail, int dt, int GB, int PJ, int CB)
 {
 	VEC a[GBMAX][8], pj[GBMAX], vv;
-	int cb, g, j;
+	int cb, g, r, jj;
 
 #pragma GCC unroll 4
 	for (g = 0; g < GB; g++)
@@ -157,19 +183,21 @@ pv_step(float *acc, int ld, const float *p, const char *const *rows,
 		for (cb = 0; cb < CB; cb++)
 			a[g][cb] = vload(acc + (size_t)g * ld +
 			    (size_t)(c0 + cb) * W);
-	for (j = 0; j < nb; j++) {
-#pragma GCC unroll 4
-		for (g = 0; g < GB; g++)
-			pj[g] = vset1(p[g * BLK + j]);
-#pragma GCC unroll 8
-		for (cb = 0; cb < CB; cb++) {
-			vv = vrow(rows[j], (c0 + cb) * W, dt,
-			    c0 + cb == nch - 1 ? tail : W);
+	for (r = 0; r < BLK / PJ; r++, p += W, vr += PJ)
+#pragma GCC unroll 16
+		for (jj = 0; jj < PJ; jj++) {
 #pragma GCC unroll 4
 			for (g = 0; g < GB; g++)
-				a[g][cb] = vfma(pj[g], vv, a[g][cb]);
+				pj[g] = vset1(p[g * PJ + jj]);
+#pragma GCC unroll 8
+			for (cb = 0; cb < CB; cb++) {
+				vv = vrow(vr[jj], (c0 + cb) * W, dt,
+				    c0 + cb == nch - 1 ? tail : W);
+#pragma GCC unroll 4
+				for (g = 0; g < GB; g++)
+					a[g][cb] = vfma(pj[g], vv, a[g][cb]);
+			}
 		}
-	}
 #pragma GCC unroll 4
 	for (g = 0; g < GB; g++)
 #pragma GCC unroll 8
@@ -178,137 +206,135 @@ pv_step(float *acc, int ld, const float *p, const char *const *rows,
 			    a[g][cb]);
 }
 
-/* The largest power of two <= PV_CB(GB) and <= left. */
-INL int
-pv_width(int GB, int left)
-{
-	int cb = PV_CB(GB);
-
-	while (cb > left)
-		cb /= 2;
-	return cb;
-}
-
 /* Per-call scratch, carved out of t->work (MK_MDEC_WORK floats). */
 struct scratch {
-	float	*p;		/* [G][BLK] probabilities of the block */
-	float	*lsum;		/* [G][W] running sums, one per lane */
-	VEC	*part;		/* [GBMAX][BLK] partial dot products */
+	float	*p;		/* [BLK / PJ][W] probabilities of the block */
+	float	*lsum;		/* [G / GBMAX + 1][W] running sums, per lane */
+	float	*mv;		/* [G / GBMAX + 1][W] running maxima, per lane */
+	float	*s;		/* [BLK / PJ][W] scores, for the rare paths */
 };
 
 /*
- * A new running maximum for head g: the block's scores s[] went more than
- * TAU above it.  Rescale what was summed so far and move to it.
+ * The rare path: some score of the vector s (heads g0.., PJ positions
+ * each) passed its head's running maximum by TAU.  Per head, move the
+ * maximum to the vector's and rescale what was summed so far: the
+ * accumulators, the sums, and the probabilities of the block's first nr
+ * vectors (p), which are not in the accumulators yet.
  */
 static void
-new_max(const struct mk_mdec_task *t, struct scratch *w, int g,
-    const float *s)
+new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
+    int PJ, float *mv, float *ls, float *p, int nr)
 {
-	float *row = t->acc + (size_t)g * t->ld, *ls = w->lsum + g * W;
-	float bm = -INFINITY, alpha;
-	int c, j;
-
-	for (j = 0; j < BLK; j++)
-		bm = s[j] > bm ? s[j] : bm;
-	alpha = t->m[g] - bm < -125.0f ? 0.0f : exp2f(t->m[g] - bm);
-	for (c = 0; c < t->ld; c += W)
-		vstore(row + c, vmul(vload(row + c), vset1(alpha)));
-	vstore(ls, vmul(vload(ls), vset1(alpha)));
-	t->m[g] = bm;
-}
-
-/*
- * Softmax of one block for heads g0..g0+GB-1: scores from the partial
- * sums, p = 2^(s - m) into w->p, added to the per-lane running sums.
- *
- * The running maximum m only moves when a score exceeds it by more than
- * TAU (log2 units), so p may reach 2^TAU: harmless in f32, and it keeps
- * the horizontal maximum, the rescaling and a data-dependent branch out of
- * all but a few blocks.
- */
-#define TAU	8.0f
-
-INL void
-softmax_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
-    int GB, int nb)
-{
-	float *p;
-	VEC s[BLK / W];
-	int g, r, over;
+	float bm, alpha, *row;
+	int g, j, c, r;
 
 	for (g = 0; g < GB; g++) {
-		p = w->p + g * BLK;
-		over = 0;
-		for (r = 0; r < BLK / W; r++) {
-			s[r] = vtail(vreduce(w->part + g * BLK + r * W),
-			    nb - r * W);
-			over |= vany_gt(s[r], t->m[g0 + g] + TAU);
+		bm = -INFINITY;
+		for (j = 0; j < PJ; j++)
+			bm = fmaxf(bm, s[g * PJ + j]);
+		if (!(bm > mv[g * PJ] + TAU))
+			continue;
+		alpha = mv[g * PJ] - bm < -125.0f ? 0.0f :
+		    exp2f(mv[g * PJ] - bm);
+		row = t->acc + (size_t)(g0 + g) * t->ld;
+		for (c = 0; c < t->ld; c++)
+			row[c] *= alpha;
+		for (j = 0; j < PJ; j++) {
+			ls[g * PJ + j] *= alpha;
+			mv[g * PJ + j] = bm;
+			for (r = 0; r < nr; r++)
+				p[r * W + g * PJ + j] *= alpha;
 		}
-		if (over) {
-			for (r = 0; r < BLK / W; r++)
-				vstore(p + r * W, s[r]);
-			new_max(t, w, g0 + g, p);
-		}
-		for (r = 0; r < BLK / W; r++) {
-			s[r] = vexp2(s[r] - vset1(t->m[g0 + g]));
-			vstore(p + r * W, s[r]);
-			vstore(w->lsum + (g0 + g) * W, vload(w->lsum +
-			    (g0 + g) * W) + s[r]);
-		}
+		t->m[g0 + g] = bm;
 	}
 }
 
-/* Everything one group of GB heads does with one block. */
+/*
+ * Everything the heads g0 .. g0+GB-1 do with one block of nb rows: per
+ * vector of scores, the (rarely) moved maxima, the probabilities and
+ * their sums; then the values.
+ */
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
     int GB, const char *const *kr, const char *const *vr, int nb, int dt,
     const char *const *pf, int Dc)
 {
+	const int GP = GB == 3 ? 4 : GB, PJ = W / GP, NV = BLK / PJ;
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
-	const int nch = (D + W - 1) / W;
-	const int tail = D - (nch - 1) * W;
+	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
+	const int CB = ACCS / GP < 8 ? ACCS / GP : 8;
+	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
-	int j, c0, cb;
+	VEC s, m = vload(mv), l = vload(ls);
+	int r, j, c0;
 
-	for (j = 0; j < BLK; j += QK_PJ(GB))
-		qk_step(t->q + (size_t)g0 * ld, ld, kr, j, nch, tail, dt, GB,
-		    QK_PJ(GB), w->part, pf);
-	softmax_block(t, w, g0, GB, nb);
-	for (c0 = 0; c0 < nch; c0 += cb) {
-		cb = pv_width(GB, nch - c0);
-		switch (cb) {
-		case 8: pv_step(acc, ld, w->p, vr, nb, c0, nch, tail, dt, GB, 8);
-			break;
-		case 4: pv_step(acc, ld, w->p, vr, nb, c0, nch, tail, dt, GB, 4);
-			break;
-		case 2: pv_step(acc, ld, w->p, vr, nb, c0, nch, tail, dt, GB, 2);
-			break;
-		default: pv_step(acc, ld, w->p, vr, nb, c0, nch, tail, dt, GB, 1);
-			break;
+	for (r = 0; r < NV; r++) {
+		s = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch, tail,
+		    dt, GB, GP, pf);
+		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
+			vstore(w->s, s);
+			for (j = 0; j < W; j++)
+				if (r * PJ + j % PJ >= nb)
+					w->s[j] = -INFINITY;
+			s = vload(w->s);
 		}
+		if (vany_gt(s, m + vset1(TAU))) {
+			vstore(w->s, s);
+			vstore(ls, l);
+			new_max(t, w->s, g0, GB, PJ, mv, ls, w->p, r);
+			m = vload(mv);
+			l = vload(ls);
+		}
+		s = vexp2(s - m);
+		vstore(w->p + r * W, s);
+		l = l + s;
 	}
+	vstore(ls, l);
+	for (c0 = 0; c0 < nch; c0 += CB)
+		switch (nch - c0 < CB ? nch - c0 : CB) {
+		case 8: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    8); break;
+		case 7: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    7); break;
+		case 6: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    6); break;
+		case 5: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    5); break;
+		case 4: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    4); break;
+		case 3: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    3); break;
+		case 2: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    2); break;
+		default: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
+			    1); break;
+		}
 }
 
 /* The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch. */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
-    int nb, const size_t *ahead, int na, int dt, size_t rb, int Dc)
+    int nb, const size_t *ahead, int na, int dt, int paged, int Dc)
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
+	size_t o;
 	int j, g0, GB;
 
-	/* With nothing ahead, the slots of ahead hold stale indices. */
-	if (na == 0)
-		ahead = idx;
 	for (j = 0; j < BLK; j++) {
 		/* Rows past nb repeat row 0: read, computed, then ignored. */
-		kr[j] = (const char *)t->k + idx[j < nb ? j : 0] * rb;
-		vr[j] = (const char *)t->v + idx[j < nb ? j : 0] * rb;
-		pf[2 * j] = (const char *)t->k + ahead[j < na ? j : 0] * rb;
-		pf[2 * j + 1] = (const char *)t->v + ahead[j < na ? j : 0] * rb;
+		o = row_off(t, idx[j < nb ? j : 0], paged);
+		kr[j] = (const char *)t->k + o;
+		vr[j] = (const char *)t->v + o;
 	}
-	if (na == 0)
+	if (na == 0 || AHEAD == 0) {
 		p = NULL;
+	} else {
+		for (j = 0; j < BLK; j++) {
+			o = row_off(t, ahead[j < na ? j : 0], paged);
+			pf[2 * j] = (const char *)t->k + o;
+			pf[2 * j + 1] = (const char *)t->v + o;
+		}
+	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
@@ -320,26 +346,48 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	}
 }
 
+/* The running sums of head g: the lanes of its group's vector it owns. */
+static float
+lane_sum(const float *ls, int GB, int g)
+{
+	const int GP = GB == 3 ? 4 : GB, PJ = W / GP;
+	float s = 0;
+	int j;
+
+	for (j = 0; j < PJ; j++)
+		s += ls[g * PJ + j];
+	return s;
+}
+
 /*
  * One piece.  Dc is the head size when the caller knows it at compile time
  * (the common ones get loops without tails), else 0.
  */
 INL void
-piece(const struct mk_mdec_task *t, int dt, int Dc)
+piece(const struct mk_mdec_task *t, int dt, int paged, int Dc)
 {
 	const size_t rb = (size_t)(Dc ? Dc : t->D) *
 	    mk_dtype_size((enum mk_dtype)dt);
+	const int ng = (t->G + GBMAX - 1) / GBMAX;
 	struct scan sc = { t->mask, t->n, 0, 0, 0 };
 	struct scratch w;
 	size_t idx[AHEAD + 1][BLK];
 	int nb[AHEAD + 1], cur, g, i;
 
 	w.p = t->work;
-	w.lsum = w.p + (((size_t)t->G * BLK + 15) & ~(size_t)15);
-	w.part = (VEC *)(void *)(w.lsum + (size_t)t->G * 16);
+	w.s = w.p + BLK * W;
+	w.lsum = w.s + BLK * W;
+	w.mv = w.lsum + (size_t)ng * W;
+	for (i = 0; i < ng * W; i++) {
+		/* lanes of a head computed for nothing (a group of three):
+		 * +inf, so that they never move a maximum and add 0 */
+		g = t->G - i / W * GBMAX;
+		g = g == 3 ? i % W >= 3 * (W / 4) : 0;
+		w.lsum[i] = 0;
+		w.mv[i] = g ? INFINITY : -INFINITY;
+	}
 	for (g = 0; g < t->G; g++) {
 		t->m[g] = -INFINITY;
-		vstore(w.lsum + g * W, vzero());
 		memset(t->acc + (size_t)g * t->ld, 0,
 		    (size_t)t->ld * sizeof(float));
 	}
@@ -349,25 +397,44 @@ piece(const struct mk_mdec_task *t, int dt, int Dc)
 	/* a ring of blocks: the one computed and AHEAD being prefetched */
 	for (i = 0; i < AHEAD; i++) {
 		nb[i] = scan_block(&sc, idx[i]);
-		prefetch_rows(t->k, rb, idx[i], nb[i]);
-		prefetch_rows(t->v, rb, idx[i], nb[i]);
+		prefetch_rows(t, idx[i], nb[i], rb, paged);
 	}
+	if (AHEAD == 0)
+		nb[0] = scan_block(&sc, idx[0]);
 	for (cur = 0; nb[cur] > 0; cur = (cur + 1) % (AHEAD + 1)) {
 		i = (cur + AHEAD) % (AHEAD + 1);
-		nb[i] = scan_block(&sc, idx[i]);
-		one_block(t, &w, idx[cur], nb[cur], idx[i], nb[i], dt, rb, Dc);
+		if (AHEAD > 0)
+			nb[i] = scan_block(&sc, idx[i]);
+		one_block(t, &w, idx[cur], nb[cur], idx[i], AHEAD ? nb[i] : 0,
+		    dt, paged, Dc);
+		if (AHEAD == 0)
+			nb[i] = scan_block(&sc, idx[i]);
 	}
-	for (g = 0; g < t->G; g++)
-		t->l[g] = vhsum(vload(w.lsum + g * W));
+	for (g = 0; g < t->G; g++) {
+		i = g / GBMAX;
+		t->l[g] = lane_sum(w.lsum + i * W, t->G - i * GBMAX < GBMAX ?
+		    t->G - i * GBMAX : GBMAX, g % GBMAX);
+		/* the lanes of a head that saw no position keep -inf */
+		if (t->l[g] == 0)
+			t->m[g] = -INFINITY;
+	}
 }
 
 INL void
 mdec_kernel(const struct mk_mdec_task *t, int dt)
 {
-	switch (t->D) {
-	case 64:	piece(t, dt, 64); break;
-	case 128:	piece(t, dt, 128); break;
-	default:	piece(t, dt, 0); break;
+	int paged = t->blk != NULL;
+
+	switch (t->D * 2 + paged) {
+	case 128:	piece(t, dt, 0, 64); break;
+	case 129:	piece(t, dt, 1, 64); break;
+	case 256:	piece(t, dt, 0, 128); break;
+	case 257:	piece(t, dt, 1, 128); break;
+	default:	if (paged)
+				piece(t, dt, 1, 0);
+			else
+				piece(t, dt, 0, 0);
+			break;
 	}
 }
 

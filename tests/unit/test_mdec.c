@@ -115,7 +115,8 @@ make(struct prob *x, const struct shape *s, int dt, uint64_t seed)
 	x->p.k = x->k;
 	x->p.v = x->v;
 	x->p.mask = s->density >= 0 || s->full_rows ? x->mask : NULL;
-	x->p.row = s->M;
+	x->p.layout = MK_MDEC_BHMD;
+	x->p.M = s->M;
 	x->p.mrow = s->M;
 	x->rlse = malloc((size_t)s->B * (size_t)s->QH * sizeof(double));
 	x->rout = malloc((size_t)s->B * (size_t)s->QH * (size_t)s->D *
