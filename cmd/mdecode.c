@@ -11,13 +11,14 @@
 
 #include "moekit.h"
 #include "mdec/mdec.h"
+#include "mdec/mdec_bench.h"
 
 struct opts {
 	struct mk_opts	 c;
 	const char	*file, *path[4];	/* FILE, or -q -k -v -m */
 	struct mk_mdec_in in;
 	int		 out_dtype;		/* -1: q's */
-	int		 bench;
+	int		 bench;		/* 1: --bench, 2: --bench-kernel */
 	struct mk_mdec_bench b;
 };
 
@@ -26,7 +27,7 @@ struct args {
 	struct arg_file	*q, *k, *v, *m, *file;
 	struct arg_str	*kvh, *valid, *scale, *dtype, *odt, *bsz, *qh, *maxlen,
 			*dim, *dens, *isa, *threads, *reps, *seed;
-	struct arg_lit	*bench;
+	struct arg_lit	*bench, *bkern;
 };
 
 static const char *const dtypes[] = { "f16", "bf16", "f32" };
@@ -37,10 +38,10 @@ static const struct mk_usage usage = {
 	    "[--valid-length V] [--scale S] [--dtype f16|bf16|f32] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
-	    "       mdecode --bench [--bsz LIST] [--q-heads N] [--kv-heads N] "
-	    "[--max-length M] [--valid-length V] [--dim D] [--dtype T] "
-	    "[--mask-density X] [--isa LIST] [--threads LIST] [--reps N] "
-	    "[--seed N] [-o FILE]",
+	    "       mdecode --bench|--bench-kernel [--bsz LIST] [--q-heads N] "
+	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "
+	    "[--dtype T] [--mask-density LIST] [--isa LIST] [--threads LIST] "
+	    "[--reps N] [--seed N] [-o FILE]",
 	"Masked flash-decoding attention (one query token) on the CPU.",
 	"FILE: the tensor stream q, k, v[, mask] (none or -: stdin); or -q, -k,\n"
 	    "-v, -m with one tensor each.  Outputs: lse [B,QH,1] f32, out "
@@ -69,19 +70,21 @@ make_args(struct args *a)
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
 	    "online CPUs; bench: a list)");
 	a->bench = arg_lit0(NULL, "bench", "time every kernel path on the "
-	    "seed's shapes");
+	    "seed's shapes against the read bandwidth");
+	a->bkern = arg_lit0(NULL, "bench-kernel", "time every kernel path on "
+	    "one row in cache (ns per position and kv head)");
 	a->bsz = arg_str0(NULL, "bsz", "LIST", "bench batch sizes (default "
 	    "1,2,4,8)");
 	a->qh = arg_str0(NULL, "q-heads", "N", "bench q heads (default 32)");
 	a->maxlen = arg_str0(NULL, "max-length", "M", "bench cache length "
 	    "(default 131072)");
 	a->dim = arg_str0(NULL, "dim", "D", "bench head size (default 128)");
-	a->dens = arg_str0(NULL, "mask-density", "X", "bench share of masked "
-	    "positions (default 0.5)");
+	a->dens = arg_str0(NULL, "mask-density", "LIST", "bench shares of "
+	    "masked positions (default 0,0.5)");
 	a->isa = arg_str0(NULL, "isa", "LIST", "bench kernel paths (default: "
 	    "all this CPU has)");
-	a->reps = arg_str0(NULL, "reps", "N", "bench timed runs per row, "
-	    "median (default 5)");
+	a->reps = arg_str0(NULL, "reps", "N", "bench rounds per row, median "
+	    "(default 11)");
 	a->seed = arg_str0(NULL, "seed", "N", "bench random seed (default 0)");
 	a->file = arg_file0(NULL, NULL, "FILE", "tensor stream q, k, v[, mask] "
 	    "(default: stdin)");
@@ -108,12 +111,13 @@ bench_args(const struct args *a, struct opts *o)
 	if (b->QH % b->KH != 0)
 		mk_usage_error("--q-heads %d is not a multiple of --kv-heads %d",
 		    b->QH, b->KH);
-	b->density = a->dens->count ? mk_opt_double(a->dens->sval[0],
-	    "--mask-density") : 0.5;
-	if (b->density < 0 || b->density > 1)
-		mk_usage_error("--mask-density %s: not in [0, 1]",
-		    a->dens->sval[0]);
-	b->reps = (int)mk_arg_int(a->reps, 1, 1000, 5, "--reps");
+	b->ndens = a->dens->count ? mk_opt_double_list(a->dens->sval[0], 0, 1,
+	    b->dens, MK_MDEC_BENCH_LIST, "--mask-density") : 2;
+	if (!a->dens->count) {
+		b->dens[0] = 0;
+		b->dens[1] = 0.5;
+	}
+	b->reps = (int)mk_arg_int(a->reps, 1, 1000, 11, "--reps");
 	b->seed = (uint64_t)mk_arg_int(a->seed, 0, INT64_MAX, 0, "--seed");
 	b->nthreads = a->threads->count ? mk_opt_int_list(a->threads->sval[0],
 	    1, 1024, b->threads, MK_MDEC_BENCH_LIST, "--threads") : 1;
@@ -146,6 +150,8 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	static const char *const names[] = { "-q", "-k", "-v", "-m" };
 	int files = a->q->count || a->k->count || a->v->count || a->m->count;
 
+	if (a->bench->count && a->bkern->count)
+		mk_usage_error("--bench or --bench-kernel, not both");
 	if (o->bench && (o->file || files))
 		mk_usage_error("--bench makes its own inputs: give no FILE, "
 		    "-q, -k, -v or -m");
@@ -179,8 +185,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	make_args(&a);
 	void *argtable[] = { a.q, a.k, a.v, a.m, a.kvh, a.valid, a.scale,
 	    a.dtype, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
-	    a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.isa, a.reps, a.seed,
-	    c.verbose, c.help, c.version, a.file, arg_end(20) };
+	    a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.isa, a.reps,
+	    a.seed, c.verbose, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->file = mk_arg_file(a.file);
@@ -188,7 +194,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->path[1] = mk_arg_file(a.k);
 	o->path[2] = mk_arg_file(a.v);
 	o->path[3] = mk_arg_file(a.m);
-	o->bench = a.bench->count > 0;
+	o->bench = a.bench->count ? 1 : a.bkern->count ? 2 : 0;
 	input_args(&a, o);
 	mode_rules(&a, &c, o);
 	if (o->bench)
@@ -271,14 +277,15 @@ bench(const struct opts *o)
 
 	for (i = 0; i < b->nbsz; i++)
 		maxB = b->bsz[i] > maxB ? b->bsz[i] : maxB;
-	if (o->c.verbose)
-		fprintf(stderr, "%s: --bench: %.2f GB of K and V (%s), mask "
-		    "density %g, checking every path against generic\n",
-		    mk_progname(), 2.0 * maxB * b->KH * (double)b->V * b->D *
+	if (o->c.verbose && o->bench == 1)
+		fprintf(stderr, "%s: --bench: %.2f GB of K and V (%s), "
+		    "checking every path against generic\n", mk_progname(),
+		    2.0 * maxB * b->KH * (double)b->V * b->D *
 		    (double)mk_dtype_size((enum mk_dtype)b->dtype) / 1e9,
-		    mk_dtype_name((enum mk_dtype)b->dtype), b->density);
+		    mk_dtype_name((enum mk_dtype)b->dtype));
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
-	if (mk_mdec_bench_run(b, w->fp, &e) < 0)
+	if ((o->bench == 1 ? mk_mdec_bench_run(b, w->fp, &e) :
+	    mk_mdec_bench_kernel(b, w->fp, &e)) < 0)
 		mk_fail(NULL, &e);
 	mk_out_close(w);
 	return 0;

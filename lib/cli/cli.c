@@ -220,6 +220,31 @@ mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
 	return n;
 }
 
+int
+mk_opt_double_list(const char *s, double min, double max, double *v,
+    int max_n, const char *what)
+{
+	char buf[512], *tok, *save;
+	int n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		mk_usage_error("%s: list too long", what);
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (n == max_n)
+			mk_usage_error("%s: at most %d values", what, max_n);
+		v[n] = mk_opt_double(tok, what);
+		if (v[n] < min || v[n] > max)
+			mk_usage_error("%s: %s is not in [%g, %g]", what, tok,
+			    min, max);
+		n++;
+	}
+	if (n == 0)
+		mk_usage_error("%s: '%s' is an empty list", what, s);
+	return n;
+}
+
 int64_t
 mk_arg_int(const struct arg_str *a, int64_t min, int64_t max, int64_t def,
     const char *what)

@@ -116,6 +116,10 @@ int64_t	mk_opt_int(const char *s, int64_t min, int64_t max, const char *what);
 int	mk_opt_choice(const char *v, const char *const *names, int n,
 	    const char *opt);
 
+/* The same for finite numbers in [min, max]. */
+int	mk_opt_double_list(const char *s, double min, double max, double *v,
+	    int max_n, const char *what);
+
 /*
  * A comma-separated list of integers in [min, max] into v[0..max_n).
  * Returns how many (at least one); exits with status 2 naming what on

@@ -208,58 +208,6 @@ uint64_t mk_read_sum(const struct mk_kern *k, const void *p, size_t n,
  */
 void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 
-/*
- * For mdecode --bench (mdec_bench.c).  mk_mdec_fill writes n random,
- * roughly standard normal values of dtype (f16, bf16, f32) to p;
- * mk_mdec_fill_mask sets each of n bytes to 1 with probability density.
- * Both work on `threads` threads and give the same bytes for any count.
- */
-void	mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads);
-void	mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
-	    int threads);
-
-/*
- * Time the problem with kernels k on `threads` threads: after one warm-up,
- * reps runs, each right after a read of the same K and V bytes with the
- * probe table's read_sum (so that both see the same machine state).  Sets
- * the median run time *ms and the best probe bandwidth *probe_gbps
- * (10^9 bytes/s).  Returns 0, or -1 with e filled.
- */
-int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
-	    const struct mk_kern *probe, int threads, int reps, float *lse,
-	    float *out, double *ms, double *probe_gbps, struct mk_err *e);
-
-/*
- * Whether lse/out agree with the reference rlse/rout within tol (relative
- * to max(1, |lse|) and to |out| plus the row's largest |out|).  Returns 0,
- * or -1 with the first disagreement in e.
- */
-int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
-	    const float *out, const float *rlse, const float *rout, double tol,
-	    struct mk_err *e);
-
-/* mdecode --bench: what to time (the seed's shapes by default). */
-#define MK_MDEC_BENCH_LIST	32
-struct mk_mdec_bench {
-	int	 bsz[MK_MDEC_BENCH_LIST], nbsz;		/* batch sizes */
-	int	 threads[MK_MDEC_BENCH_LIST], nthreads;	/* thread counts */
-	int	 isa[3], nisa;				/* kernel paths */
-	int	 QH, KH, D, reps;
-	int64_t	 M, V;		/* cache length, valid positions */
-	int	 dtype;		/* of K and V */
-	double	 density;	/* of the mask */
-	uint64_t seed;
-};
-
-/*
- * Make the bench's inputs, check every path against generic at every
- * batch size, then time each (path, threads, batch size) and write the
- * CSV table isa,threads,bsz,ms,gbps,peak_gbps,frac_peak to fp, a row at a
- * time.  Returns 0, or -1 with e filled (memory, a path that
- * disagrees).
- */
-int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
-	    struct mk_err *e);
 
 /* Kernel entry points, for the kernel table only (kern_*.c rows). */
 void	mk_mdec_f16_generic(const struct mk_mdec_task *t);

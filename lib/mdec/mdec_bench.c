@@ -14,6 +14,7 @@
 #include "base/half.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
+#include "mdec/mdec_bench.h"
 
 #define CHUNK	65536	/* elements per random stream: results do not
 			 * depend on the thread count */
@@ -84,13 +85,29 @@ mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
 	}
 }
 
-static double
-now_ms(void)
-{
-	struct timespec t;
+/* Wall and process CPU time, ms. */
+struct stamp {
+	double	 wall, cpu;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+static struct stamp
+stamp(void)
+{
+	struct timespec w, c;
+	struct stamp s;
+
+	clock_gettime(CLOCK_MONOTONIC, &w);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
+	s.wall = (double)w.tv_sec * 1e3 + (double)w.tv_nsec / 1e6;
+	s.cpu = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
+	return s;
+}
+
+/* A pass from a to b had the CPUs it asked for (was not preempted). */
+static int
+whole(struct stamp a, struct stamp b, int threads)
+{
+	return b.cpu - a.cpu >= 0.8 * (double)threads * (b.wall - a.wall);
 }
 
 static int
@@ -101,28 +118,31 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median of v[0..n) (sorts v). */
+/* The q-quantile (0..1) of v[0..n), by the nearest rank (sorts v). */
 static double
-median(double *v, int n)
+quantile(double *v, int n, double q)
 {
+	int i = (int)(q * (n - 1) + 0.5);
+
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
 
 int
 mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
-    const struct mk_kern *probe, int threads, int reps, float *lse,
-    float *out, double *ms, double *probe_gbps, struct mk_err *e)
+    const struct mk_kern *probe, int threads, int rounds, double bytes,
+    float *lse, float *out, struct mk_mdec_timing *tm, struct mk_err *e)
 {
 	const size_t kv = (size_t)p->B * (size_t)p->KH * (size_t)p->V *
 	    (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
-	double *tk = calloc((size_t)reps, sizeof(double));
-	double *tp = calloc((size_t)reps, sizeof(double));
+	double *tk = calloc((size_t)rounds + 1, sizeof(double));
+	double *tp = calloc((size_t)rounds + 1, sizeof(double));
+	double *fr = calloc((size_t)rounds + 1, sizeof(double));
 	volatile uint64_t sink = 0;
-	double t0;
-	int r, rc = -1;
+	struct stamp a, b, c;
+	int r, n = 0, rc = -1;
 
-	if (tk == NULL || tp == NULL) {
+	if (tk == NULL || tp == NULL || fr == NULL) {
 		mk_err_data(e, "out of memory");
 		goto done;
 	}
@@ -130,29 +150,40 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 	sink += mk_read_sum(probe, p->k, kv, threads);
 	if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
 		goto done;
-	for (r = 0; r < reps; r++) {
-		t0 = now_ms();
+	for (r = 0; r < rounds; r++) {
+		a = stamp();
 		sink += mk_read_sum(probe, p->k, kv, threads);
 		sink += mk_read_sum(probe, p->v, kv, threads);
-		tp[r] = now_ms() - t0;
-		t0 = now_ms();
+		b = stamp();
 		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
 			goto done;
-		tk[r] = now_ms() - t0;
+		c = stamp();
+		if (!whole(a, b, threads) || !whole(b, c, threads))
+			continue;
+		tp[n] = b.wall - a.wall;
+		tk[n] = c.wall - b.wall;
+		fr[n] = (bytes / tk[n]) / (2.0 * (double)kv / tp[n]);
+		n++;
 	}
-	/*
-	 * The kernel's median against the probe's best: reading cannot beat
-	 * the hardware, so the fastest probe is the least noisy estimate of
-	 * what the machine can do, and the fraction errs low.
-	 */
-	*ms = median(tk, reps);
-	qsort(tp, (size_t)reps, sizeof(*tp), cmp_double);
-	*probe_gbps = 2.0 * (double)kv / (tp[0] * 1e6);
+	if (n == 0) {	/* every round preempted: keep the last one anyway */
+		tp[0] = b.wall - a.wall;
+		tk[0] = c.wall - b.wall;
+		fr[0] = (bytes / tk[0]) / (2.0 * (double)kv / tp[0]);
+	}
+	tm->kept = n;
+	tm->rounds = rounds;
+	n = n ? n : 1;
+	tm->ms = quantile(tk, n, 0.5);
+	tm->probe_gbps = 2.0 * (double)kv / (quantile(tp, n, 0.5) * 1e6);
+	tm->frac_q1 = quantile(fr, n, 0.25);
+	tm->frac = quantile(fr, n, 0.5);
+	tm->frac_q3 = quantile(fr, n, 0.75);
 	rc = 0;
 done:
 	(void)sink;
 	free(tk);
 	free(tp);
+	free(fr);
 	return rc;
 }
 
@@ -274,23 +305,32 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 		return -1;
 	mk_mdec_fill(u->k, u->nkv, b->dtype, b->seed * 4 + 1, maxT);
 	mk_mdec_fill(u->v, u->nkv, b->dtype, b->seed * 4 + 2, maxT);
-	mk_mdec_fill_mask(u->mask, (size_t)maxB * u->per, b->density,
-	    b->seed * 4 + 3, maxT);
 	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, b->seed * 4, maxT);
 	return 0;
+}
+
+/* The mask of density d (0: no mask at all, as a dense cache has none). */
+static const uint8_t *
+bufs_mask(const struct mk_mdec_bench *b, struct bufs *u, double d, int T)
+{
+	if (d <= 0)
+		return NULL;
+	mk_mdec_fill_mask(u->mask, u->nkv / (size_t)b->D, d, b->seed * 4 + 3,
+	    T);
+	return u->mask;
 }
 
 /* Each path against generic on every batch size, before any timing. */
 static int
 bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
-    struct bufs *u, int threads, struct mk_err *e)
+    struct bufs *u, const uint8_t *mask, int threads, struct mk_err *e)
 {
 	struct mk_mdec p;
 	struct mk_err d;
 	int i, j;
 
 	for (i = 0; i < b->nbsz; i++) {
-		p = bench_problem(b, b->bsz[i], u->q, u->k, u->v, u->mask);
+		p = bench_problem(b, b->bsz[i], u->q, u->k, u->v, mask);
 		if (mk_mdec_run(&p, &tab[MK_ISA_GENERIC], threads, u->glse,
 		    u->gout, e) < 0)
 			return -1;
@@ -311,15 +351,49 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 	return 0;
 }
 
+/* The rows of one density: every (path, threads, batch size). */
+static int
+bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
+    struct bufs *u, const uint8_t *mask, double d, FILE *fp,
+    struct mk_err *e)
+{
+	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	struct mk_mdec_timing tm;
+	struct mk_mdec p;
+	double bytes;
+	int i, j, t;
+
+	for (i = 0; i < b->nisa; i++)
+		for (t = 0; t < b->nthreads; t++)
+			for (j = 0; j < b->nbsz; j++) {
+				p = bench_problem(b, b->bsz[j], u->q, u->k,
+				    u->v, mask);
+				/* bytes a dense pass reads: K and V rows */
+				bytes = (double)b->bsz[j] * (double)u->per *
+				    2.0 * (double)b->D * (double)esz;
+				if (mk_mdec_time(&p, &tab[b->isa[i]],
+				    &tab[mk_isa_best()], b->threads[t],
+				    b->reps, bytes, u->lse, u->out, &tm, e) < 0)
+					return -1;
+				fprintf(fp, "%s,%d,%d,%g,%.3f,%.2f,%.2f,%.3f,"
+				    "%.3f,%.3f,%d/%d\n",
+				    mk_isa_name((enum mk_isa)b->isa[i]),
+				    b->threads[t], b->bsz[j], d, tm.ms,
+				    bytes / (tm.ms * 1e6), tm.probe_gbps,
+				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
+				    tm.rounds);
+				fflush(fp);
+			}
+	return 0;
+}
+
 int
 mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 {
-	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
 	struct mk_kern tab[MK_NISA];
-	struct mk_mdec p;
+	const uint8_t *mask;
 	struct bufs u;
-	double ms, peak, bytes;
-	int i, j, t, maxT = 1, rc = -1;
+	int i, maxT = 1, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
@@ -327,27 +401,126 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
 	if (bufs_make(b, &u, e) < 0)
 		goto out;
-	if (bench_check(b, tab, &u, maxT, e) < 0)
+	fprintf(fp, "isa,threads,bsz,density,ms,gbps,probe_gbps,frac,frac_q1,"
+	    "frac_q3,kept\n");
+	for (i = 0; i < b->ndens; i++) {
+		mask = bufs_mask(b, &u, b->dens[i], maxT);
+		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||
+		    bench_rows(b, tab, &u, mask, b->dens[i], fp, e) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	bufs_free(&u);
+	return rc;
+}
+
+/*
+ * The kernel alone on row 0 of p (one kv head, the whole row one piece):
+ * ns per unmasked position, a round each of 8 calls; returns how many
+ * rounds were not preempted (their times in ns[]), or -1.
+ */
+static int
+kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
+    double *ns, struct mk_err *e)
+{
+	void (*fn)(const struct mk_mdec_task *) = p->dtype == MK_F16 ?
+	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
+	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
+	struct mk_mdec_task t;
+	struct stamp a, c;
+	float *f = NULL, m[MK_MDEC_BENCH_LIST * 8], l[MK_MDEC_BENCH_LIST * 8];
+	int64_t live = 0, i;
+	int r, n = 0, rep, g, d;
+
+	if (G > MK_MDEC_BENCH_LIST * 8 || posix_memalign((void **)&f, 64,
+	    sizeof(float) * (2 * (size_t)G * (size_t)ld +
+	    MK_MDEC_WORK(G, p->D))) != 0)
+		return mk_err_data(e, "--bench-kernel: out of memory");
+	memset(&t, 0, sizeof(t));
+	t.q = f;
+	t.acc = f + (size_t)G * (size_t)ld;
+	t.work = f + 2 * (size_t)G * (size_t)ld;
+	for (g = 0; g < G; g++)
+		for (d = 0; d < ld; d++)
+			f[(size_t)g * ld + d] = d < p->D ? p->q[(size_t)g *
+			    (size_t)p->D + (size_t)d] * (float)(p->scale *
+			    1.4426950408889634) : 0;
+	t.k = p->k;
+	t.v = p->v;
+	t.ps = (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
+	t.mask = p->mask;
+	t.n = (size_t)p->V;
+	t.D = p->D;
+	t.G = G;
+	t.ld = ld;
+	t.m = m;
+	t.l = l;
+	for (i = 0; i < p->V; i++)
+		live += p->mask == NULL || !p->mask[i];
+	live = live ? live : 1;
+	fn(&t);
+	for (r = 0; r < rounds; r++) {
+		a = stamp();
+		for (rep = 0; rep < 8; rep++)
+			fn(&t);
+		c = stamp();
+		if (whole(a, c, 1))
+			ns[n++] = (c.wall - a.wall) * 1e6 / 8 / (double)live;
+	}
+	free(f);
+	return n;
+}
+
+int
+mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
+    struct mk_err *e)
+{
+	struct mk_mdec_bench c = *b;
+	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	struct mk_kern tab[MK_NISA];
+	const uint8_t *mask;
+	struct mk_mdec p;
+	struct bufs u;
+	double ns[256], best;
+	int i, j, n, rc = -1;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	/* one row of K and V, 256 KiB each: in L2 on every current core */
+	c.KH = 1;
+	c.QH = b->QH / b->KH;
+	c.V = c.M = (int64_t)(262144 / ((size_t)b->D * esz)) > 16 ?
+	    (int64_t)(262144 / ((size_t)b->D * esz)) : 16;
+	c.nbsz = 1;
+	c.bsz[0] = 1;
+	c.nthreads = 1;
+	c.threads[0] = 1;
+	if (bufs_make(&c, &u, e) < 0)
 		goto out;
-	fprintf(fp, "isa,threads,bsz,ms,gbps,peak_gbps,frac_peak\n");
-	for (i = 0; i < b->nisa; i++)
-		for (t = 0; t < b->nthreads; t++)
-			for (j = 0; j < b->nbsz; j++) {
-				p = bench_problem(b, b->bsz[j], u.q, u.k, u.v,
-				    u.mask);
-				if (mk_mdec_time(&p, &tab[b->isa[i]],
-				    &tab[mk_isa_best()], b->threads[t],
-				    b->reps, u.lse, u.out, &ms, &peak, e) < 0)
-					goto out;
-				bytes = (double)b->bsz[j] * (double)u.per *
-				    (2.0 * (double)b->D * (double)esz + 1.0);
-				fprintf(fp, "%s,%d,%d,%.3f,%.2f,%.2f,%.3f\n",
-				    mk_isa_name((enum mk_isa)b->isa[i]),
-				    b->threads[t], b->bsz[j], ms,
-				    bytes / (ms * 1e6), peak,
-				    bytes / (ms * 1e6) / peak);
-				fflush(fp);
+	fprintf(fp, "isa,G,D,density,ns,ns_min\n");
+	for (i = 0; i < b->ndens; i++) {
+		mask = bufs_mask(&c, &u, b->dens[i], 1);
+		if (bench_check(&c, tab, &u, mask, 1, e) < 0)
+			goto out;
+		p = bench_problem(&c, 1, u.q, u.k, u.v, mask);
+		for (j = 0; j < b->nisa; j++) {
+			n = kernel_rounds(&p, &tab[b->isa[j]], b->reps < 256 ?
+			    b->reps : 256, ns, e);
+			if (n < 0)
+				goto out;
+			if (n == 0) {
+				mk_err_data(e, "--bench-kernel: every round "
+				    "was preempted");
+				goto out;
 			}
+			best = quantile(ns, n, 0);
+			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f\n",
+			    mk_isa_name((enum mk_isa)b->isa[j]), c.QH, b->D,
+			    b->dens[i], quantile(ns, n, 0.5), best);
+			fflush(fp);
+		}
+	}
 	rc = 0;
 out:
 	bufs_free(&u);

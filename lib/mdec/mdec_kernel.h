@@ -50,7 +50,7 @@
 #define BLK	MK_MDEC_BLOCK
 #define GBMAX	4		/* query heads per register block */
 #ifndef AHEAD
-#define AHEAD	2		/* blocks of rows prefetched ahead */
+#define AHEAD	1		/* blocks of rows prefetched ahead */
 #endif
 #define INL	static inline __attribute__((always_inline))
 #define TAU	8.0f		/* log2 units the maximum may lag behind */
@@ -99,6 +99,21 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
 	    t->ps;
 }
 
+/*
+ * The cache lines of the rb bytes at p, one prefetch per 64 bytes from p
+ * (a row that does not start on a line leaves its last line to the
+ * loads: a hint, cheap, over exact and slower).
+ */
+INL void
+prefetch_row(const char *p, size_t rb)
+{
+	size_t off;
+
+#pragma GCC unroll 8
+	for (off = 0; off < rb; off += 64)
+		prefetch(p + off);
+}
+
 INL void
 prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
     size_t rb, int paged)
@@ -122,17 +137,16 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
 /*
  * Scores of positions j0 .. j0+PJ-1 for the heads of q (GB real ones, GP
  * computed: 1, 2 or 4): one vector, lane g * PJ + jj for head g, position
- * j0 + jj.  pf: rows of a later block to prefetch, a line per chunk.
+ * j0 + jj.
  */
 INL VEC
 qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
-    int tail, int dt, int GB, int GP, const char *const *pf)
+    int tail, int dt, int GB, int GP)
 {
 	const int PJ = W / GP;
 	VEC a[W], qv[GBMAX], kv;
 	const float *qg[GBMAX];
 	int c, g, jj, nv;
-	size_t off;
 
 #pragma GCC unroll 16
 	for (c = 0; c < W; c++)
@@ -142,13 +156,6 @@ qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
 		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
-		off = (size_t)c * W * (dt == MK_F32 ? 4 : 2);
-		if (pf != NULL && off % 64 == 0)
-#pragma GCC unroll 16
-			for (jj = 0; jj < PJ; jj++) {
-				prefetch(pf[2 * (j0 + jj)] + off);
-				prefetch(pf[2 * (j0 + jj) + 1] + off);
-			}
 #pragma GCC unroll 4
 		for (g = 0; g < GP; g++)
 			qv[g] = vload(qg[g] + (size_t)c * W);
@@ -263,14 +270,23 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
 	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
 	const int CB = ACCS / GP < 8 ? ACCS / GP : 8;
+	const size_t rb = (size_t)D * (dt == MK_F32 ? 4 : 2);
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s, m = vload(mv), l = vload(ls);
 	int r, j, c0;
 
 	for (r = 0; r < NV; r++) {
+		/* the rows of a later block, a few at a time: a burst of them
+		 * would fill the miss queue and stall the loads */
+		if (pf != NULL)
+#pragma GCC unroll 16
+			for (j = r * PJ; j < r * PJ + PJ; j++) {
+				prefetch_row(pf[2 * j], rb);
+				prefetch_row(pf[2 * j + 1], rb);
+			}
 		s = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch, tail,
-		    dt, GB, GP, pf);
+		    dt, GB, GP);
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
 			vstore(w->s, s);
 			for (j = 0; j < W; j++)

@@ -1,0 +1,91 @@
+/*
+ * mdec_bench.h - mdecode --bench and --bench-kernel: random inputs, timings
+ * that hold on a shared machine, and the agreement check between paths.
+ */
+#ifndef MK_MDEC_BENCH_H
+#define MK_MDEC_BENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/errmsg.h"
+#include "mdec/mdec.h"
+
+struct mk_kern;
+
+/*
+ * mk_mdec_fill writes n random, roughly standard normal values of dtype
+ * (f16, bf16, f32) to p; mk_mdec_fill_mask sets each of n bytes to 1 with
+ * probability density.  Both work on `threads` threads and give the same
+ * bytes for any count.
+ */
+void	mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads);
+void	mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
+	    int threads);
+
+/* What one timing gives: medians of the rounds kept, and their spread. */
+struct mk_mdec_timing {
+	double	 ms;		/* the kernel's run */
+	double	 probe_gbps;	/* reading the same K and V bytes */
+	double	 frac, frac_q1, frac_q3;	/* kernel GB/s (dense bytes)
+					 * over probe GB/s, per round */
+	int	 kept, rounds;	/* rounds not preempted, of all */
+};
+
+/*
+ * Time the problem with kernels k on `threads` threads.  After one
+ * warm-up, `rounds` rounds, each a read of the same K and V bytes with the
+ * probe table's read_sum and then a run of the kernel, so that both see
+ * the same state of a shared machine; a round where either pass got less
+ * than 80 % of threads x its wall time of CPU was preempted and is
+ * dropped.  bytes: what a dense pass reads (for GB/s).  Returns 0, or -1
+ * with e filled.
+ */
+int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
+	    const struct mk_kern *probe, int threads, int rounds, double bytes,
+	    float *lse, float *out, struct mk_mdec_timing *tm,
+	    struct mk_err *e);
+
+/*
+ * Whether lse/out agree with the reference rlse/rout within tol (relative
+ * to max(1, |lse|) and to |out| plus the row's largest |out|).  Returns 0,
+ * or -1 with e naming the first disagreement.
+ */
+int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
+	    const float *out, const float *rlse, const float *rout, double tol,
+	    struct mk_err *e);
+
+#define MK_MDEC_BENCH_LIST	32
+
+struct mk_mdec_bench {
+	int	 bsz[MK_MDEC_BENCH_LIST], nbsz;		/* batch sizes */
+	int	 threads[MK_MDEC_BENCH_LIST], nthreads;	/* thread counts */
+	double	 dens[MK_MDEC_BENCH_LIST];		/* mask densities */
+	int	 ndens;
+	int	 isa[3], nisa;				/* kernel paths */
+	int	 QH, KH, D, reps;
+	int64_t	 M, V;		/* cache length, valid positions */
+	int	 dtype;		/* of K and V */
+	uint64_t seed;
+};
+
+/*
+ * --bench: make the inputs, check every path against generic at every
+ * batch size and density, then time each (path, threads, batch size,
+ * density) and write the CSV table
+ *   isa,threads,bsz,density,ms,gbps,probe_gbps,frac,frac_q1,frac_q3,kept
+ * to fp, a row at a time.  Returns 0, or -1 with e filled.
+ */
+int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
+	    struct mk_err *e);
+
+/*
+ * --bench-kernel: each path on one (batch, kv head) row small enough to
+ * stay in the core's L2 (K and V 256 KiB each), one thread, every density:
+ * the CSV table isa,G,D,density,ns,ns_min (nanoseconds per unmasked
+ * position and kv head: median and best of the rounds).
+ */
+int	mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
+	    struct mk_err *e);
+
+#endif
