@@ -15,7 +15,8 @@
 
 struct opts {
 	struct mk_opts	 c;
-	const char	*file, *path[4];	/* FILE, or -q -k -v -m */
+	const char	*file, *path[MK_MDEC_NIN];	/* FILE, or -q -k -v -m;
+						 * --block-table, --seq-lens */
 	struct mk_mdec_in in;
 	int		 out_dtype;		/* -1: q's */
 	int		 bench;		/* 1: --bench, 2: --bench-kernel */
@@ -24,23 +25,27 @@ struct opts {
 
 /* The options of the table, by name. */
 struct args {
-	struct arg_file	*q, *k, *v, *m, *file;
+	struct arg_file	*q, *k, *v, *m, *file, *table, *lens;
 	struct arg_str	*kvh, *valid, *scale, *dtype, *odt, *bsz, *qh, *maxlen,
-			*dim, *dens, *isa, *threads, *reps, *seed;
+			*dim, *dens, *isa, *threads, *reps, *seed, *layout, *bsize;
 	struct arg_lit	*bench, *bkern;
 };
 
 static const char *const dtypes[] = { "f16", "bf16", "f32" };
 static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32 };
+static const char *const layouts[] = { "bhmd", "bmhd", "paged" };	/* as
+					 * enum mk_mdec_layout */
 
 static const struct mk_usage usage = {
-	"[-q FILE -k FILE -v FILE [-m FILE]] [--kv-heads KH] "
+	"[-q FILE -k FILE -v FILE [-m FILE]] [--kv-layout bhmd|bmhd|paged] "
+	    "[--block-table FILE [--seq-lens FILE]] [--kv-heads KH] "
 	    "[--valid-length V] [--scale S] [--dtype f16|bf16|f32] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
 	    "       mdecode --bench|--bench-kernel [--bsz LIST] [--q-heads N] "
 	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "
-	    "[--dtype T] [--mask-density LIST] [--isa LIST] [--threads LIST] "
+	    "[--dtype T] [--mask-density LIST] [--kv-layout LIST] "
+	    "[--block-size N] [--isa LIST] [--threads LIST] "
 	    "[--reps N] [--seed N] [-o FILE]",
 	"Masked flash-decoding attention (one query token) on the CPU.",
 	"FILE: the tensor stream q, k, v[, mask] (none or -: stdin); or -q, -k,\n"
@@ -52,11 +57,20 @@ static void
 make_args(struct args *a)
 {
 	a->q = arg_file0("q", "query", "FILE", "q [B,QH,1,D] alone in FILE");
-	a->k = arg_file0("k", "keys", "FILE", "k, a KV cache [B,KH,M,D] or "
-	    "flat");
+	a->k = arg_file0("k", "keys", "FILE", "k: a KV cache [B,KH,M,D], "
+	    "[B,M,KH,D], paged [blocks,bs,KH,D] or flat");
 	a->v = arg_file0("v", "values", "FILE", "v, shaped as k");
 	a->m = arg_file0("m", "mask", "FILE", "mask [B,KH,M] or flat, bool/u8, "
 	    "true = masked out");
+	a->layout = arg_str0(NULL, "kv-layout", "bhmd|bmhd|paged", "how a 4-D "
+	    "cache is laid out (default: from the shapes; bench: a list, "
+	    "default bhmd)");
+	a->bsize = arg_str0(NULL, "block-size", "N", "bench paged cache's "
+	    "positions per block (default 16)");
+	a->table = arg_file0(NULL, "block-table", "FILE", "paged cache: block "
+	    "ids [B,blocks per sequence], integers");
+	a->lens = arg_file0(NULL, "seq-lens", "FILE", "paged cache: the "
+	    "sequences' lengths [B] (default --valid-length or all)");
 	a->kvh = arg_str0(NULL, "kv-heads", "KH", "kv heads (flat k/v; bench "
 	    "default 8)");
 	a->valid = arg_str0(NULL, "valid-length", "V", "positions per row "
@@ -125,12 +139,19 @@ bench_args(const struct args *a, struct opts *o)
 		b->threads[0] = mk_online_cpus();
 	b->dtype = o->in.dtype >= 0 ? o->in.dtype : MK_F16;
 	b->nisa = mk_opt_isa_list(mk_arg_str(a->isa), b->isa, "--isa");
+	b->nlayout = a->layout->count ? mk_opt_choice_list(a->layout->sval[0],
+	    layouts, 3, b->layout, "--kv-layout") : 1;
+	if (!a->layout->count)
+		b->layout[0] = 0;
+	b->bs = (int)mk_arg_int(a->bsize, 1, 1 << 20, 16, "--block-size");
 }
 
 /* Options that change how the inputs are read. */
 static void
 input_args(const struct args *a, struct opts *o)
 {
+	o->in.layout = a->layout->count && !o->bench ? mk_arg_choice(a->layout,
+	    layouts, 3, 0, "--kv-layout") : -1;
 	o->in.kv_heads = (int)mk_arg_int(a->kvh, 1, INT32_MAX, 0, "--kv-heads");
 	o->in.valid = mk_arg_int(a->valid, 1, INT64_MAX, 0, "--valid-length");
 	o->in.has_scale = a->scale->count > 0;
@@ -147,7 +168,8 @@ input_args(const struct args *a, struct opts *o)
 static void
 mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 {
-	static const char *const names[] = { "-q", "-k", "-v", "-m" };
+	static const char *const names[] = { "-q", "-k", "-v", "-m",
+	    "--block-table", "--seq-lens" };
 	int files = a->q->count || a->k->count || a->v->count || a->m->count;
 
 	if (a->bench->count && a->bkern->count)
@@ -155,6 +177,15 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	if (o->bench && (o->file || files))
 		mk_usage_error("--bench makes its own inputs: give no FILE, "
 		    "-q, -k, -v or -m");
+	if (o->bench && (a->table->count || a->lens->count))
+		mk_usage_error("--bench makes its own caches: --block-table and "
+		    "--seq-lens do not apply (--kv-layout paged times one)");
+	if (!o->bench && a->bsize->count)
+		mk_usage_error("--block-size needs --bench (a paged cache's "
+		    "block size is its k's dimension 1)");
+	if (a->lens->count && !a->table->count)
+		mk_usage_error("--seq-lens needs --block-table (the lengths of "
+		    "a paged cache's sequences)");
 	if (o->bench && (a->odt->count || a->scale->count ||
 	    c->emit->count || c->format->count))
 		mk_usage_error("--bench writes a CSV table: --out-dtype, "
@@ -164,14 +195,24 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	    a->reps->count || a->seed->count))
 		mk_usage_error("--bsz, --q-heads, --max-length, --dim, "
 		    "--mask-density, --isa, --reps and --seed need --bench");
-	if (o->bench || !files)
+	if (o->bench)
 		return;
+	if (!files) {
+		/* the stream is stdin unless FILE names a file */
+		if ((o->file == NULL || strcmp(o->file, "-") == 0) &&
+		    ((o->path[4] && strcmp(o->path[4], "-") == 0) ||
+		    (o->path[5] && strcmp(o->path[5], "-") == 0)))
+			mk_usage_error("the stream q, k, v[, mask] is read from "
+			    "stdin: --block-table and --seq-lens need files");
+		mk_opt_one_stdin(MK_MDEC_NIN, o->path, names, -1);
+		return;
+	}
 	if (!a->q->count || !a->k->count || !a->v->count)
 		mk_usage_error("-q, -k and -v go together (-m is optional)");
 	if (o->file)
 		mk_usage_error("give the inputs either as FILE (a stream) or as "
 		    "-q -k -v [-m], not both");
-	mk_opt_one_stdin(4, o->path, names, -1);
+	mk_opt_one_stdin(MK_MDEC_NIN, o->path, names, -1);
 }
 
 static void
@@ -183,9 +224,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
 	    MK_OPT_NO_SHORT_V);
 	make_args(&a);
-	void *argtable[] = { a.q, a.k, a.v, a.m, a.kvh, a.valid, a.scale,
+	void *argtable[] = { a.q, a.k, a.v, a.m, a.layout, a.table, a.lens,
+	    a.kvh, a.valid, a.scale,
 	    a.dtype, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
-	    a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.isa, a.reps,
+	    a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize, a.isa,
+	    a.reps,
 	    a.seed, c.verbose, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
@@ -194,6 +237,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->path[1] = mk_arg_file(a.k);
 	o->path[2] = mk_arg_file(a.v);
 	o->path[3] = mk_arg_file(a.m);
+	o->path[4] = mk_arg_file(a.table);
+	o->path[5] = mk_arg_file(a.lens);
 	o->bench = a.bench->count ? 1 : a.bkern->count ? 2 : 0;
 	input_args(&a, o);
 	mode_rules(&a, &c, o);
@@ -216,7 +261,7 @@ say(const struct mk_mdec_io *io, int threads, double read_ms, double ms)
 	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld, %s k/v, %s "
 	    "layout, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH, p->KH,
 	    p->D, (long long)p->V, mk_dtype_name((enum mk_dtype)p->dtype),
-	    io->t[1].ndim == 4 ? "KV cache" : "flat", p->mask ? "masked" :
+	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat", p->mask ? "masked" :
 	    "no mask", read_ms);
 	fprintf(stderr, "%s: attention on %d threads in %.3f ms (%.2f GB/s of "
 	    "K, V and mask)\n", mk_progname(), threads, ms, bytes / (ms * 1e6));

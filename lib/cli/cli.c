@@ -272,34 +272,46 @@ mk_arg_str(const struct arg_str *a)
 }
 
 int
-mk_opt_isa_list(const char *list, int *isa, const char *what)
+mk_opt_choice_list(const char *list, const char *const *names, int n,
+    int *v, const char *what)
 {
-	static const char *const names[MK_NISA] = { "generic", "avx2",
-	    "avx512" };
 	char buf[256], *tok, *save;
-	int i, k, n = 0;
+	int i, k, m = 0;
 
-	if (list == NULL) {
-		for (k = 0; k <= (int)mk_kern_isa(); k++)
-			isa[n++] = k;
-		return n;
-	}
 	if (strlen(list) >= sizeof(buf))
 		mk_usage_error("%s: list too long", what);
 	strcpy(buf, list);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save)) {
-		k = mk_opt_choice(tok, names, MK_NISA, what);
-		if (!mk_isa_supported((enum mk_isa)k))
-			mk_usage_error("%s %s: not supported by this CPU "
-			    "(cpu: %s)", what, tok, mk_isa_name(mk_isa_best()));
-		for (i = 0; i < n && isa[i] != k; i++)
+		k = mk_opt_choice(tok, names, n, what);
+		for (i = 0; i < m && v[i] != k; i++)
 			;
-		if (i == n)
-			isa[n++] = k;
+		if (i == m)
+			v[m++] = k;
 	}
-	if (n == 0)
+	if (m == 0)
 		mk_usage_error("%s: '%s' is an empty list", what, list);
+	return m;
+}
+
+int
+mk_opt_isa_list(const char *list, int *isa, const char *what)
+{
+	static const char *const names[MK_NISA] = { "generic", "avx2",
+	    "avx512" };
+	int i, n = 0;
+
+	if (list == NULL) {
+		for (i = 0; i <= (int)mk_kern_isa(); i++)
+			isa[n++] = i;
+		return n;
+	}
+	n = mk_opt_choice_list(list, names, MK_NISA, isa, what);
+	for (i = 0; i < n; i++)
+		if (!mk_isa_supported((enum mk_isa)isa[i]))
+			mk_usage_error("%s %s: not supported by this CPU "
+			    "(cpu: %s)", what, names[isa[i]],
+			    mk_isa_name(mk_isa_best()));
 	return n;
 }
 

@@ -157,6 +157,14 @@ const char	*mk_arg_str(const struct arg_str *a);
  */
 int	mk_opt_isa_list(const char *list, int *isa, const char *what);
 
+/*
+ * The choices among names[0..n) of a comma-separated list, each once, in
+ * the order given, into v (room for n); their count.  Exits with status 2
+ * on an unknown name or an empty list.
+ */
+int	mk_opt_choice_list(const char *list, const char *const *names, int n,
+	    int *v, const char *what);
+
 /* Parse a finite decimal number; exits with status 2 on failure. */
 double	mk_opt_double(const char *s, const char *what);
 

@@ -30,6 +30,8 @@ struct plan {
 	int		*first;		/* [T + 1]: thread t has pieces
 					 * first[t] .. first[t+1]-1 */
 	int		 npieces;
+	int		 heads;		/* pieces of one stretch in a row: 1, or
+					 * KH (one per kv head) */
 };
 
 void
@@ -45,45 +47,61 @@ mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi)
 }
 
 /*
- * Equal shares of all rows' positions, one contiguous range per thread,
- * cut where rows end.  Masks are random in practice, so equal positions
- * are close to equal work, and contiguous ranges keep the hardware
- * prefetchers on one stream per thread.  Row r (batch r / KH) has
- * mk_mdec_len positions.
+ * Equal shares of all the units' positions, one contiguous range per
+ * thread, cut where units end.  A unit is a row (batch, kv head) of a
+ * [B, KH, M, D] cache, whose positions are contiguous; in the layouts
+ * that keep a position's kv heads side by side ([B, M, KH, D], paged) it
+ * is a sequence, and each stretch of it becomes a piece per kv head, in
+ * a row, for one kernel call to walk together.  Masks are random in
+ * practice, so equal positions are close to equal work, and contiguous
+ * ranges keep the hardware prefetchers on one stream per thread.
  */
 static int
 make_plan(const struct mk_mdec *p, int T, struct plan *pl)
 {
-	int64_t rows = (int64_t)p->B * p->KH, N = 0, lo, hi, r = 0, at = 0;
-	int64_t len, end;
-	size_t a, b;
-	int t, n = 0;
+	const int heads = p->layout == MK_MDEC_BHMD ? 1 : p->KH;
+	const int64_t units = (int64_t)p->B * p->KH / heads;
+	int64_t N = 0, lo, hi, u, at = 0, len, end;
+	size_t a, b, cap;
+	int t, h, n = 0;
 
-	for (r = 0; r < rows; r++)
-		N += mk_mdec_len(p, r / p->KH);
-	pl->pieces = malloc(((size_t)rows + (size_t)T) * sizeof(*pl->pieces));
+	for (u = 0; u < units; u++)
+		N += mk_mdec_len(p, u * heads / p->KH);
+	cap = ((size_t)units + (size_t)T) * (size_t)heads;
+	pl->pieces = malloc(cap * sizeof(*pl->pieces));
 	pl->first = malloc(((size_t)T + 1) * sizeof(*pl->first));
 	if (pl->pieces == NULL || pl->first == NULL)
 		return -1;
-	/* at: where row r starts in the concatenation of all rows */
-	for (r = 0, t = 0; t < T; t++) {
+	pl->heads = heads;
+	/* at: where unit u starts in the concatenation of all units */
+	for (u = 0, t = 0; t < T; t++) {
 		pl->first[t] = n;
 		mk_slice((size_t)N, 1, t, T, &a, &b);
 		for (lo = (int64_t)a, hi = (int64_t)b; lo < hi; lo = end) {
-			while (lo >= at + (len = mk_mdec_len(p, r / p->KH))) {
+			while (lo >= at + (len = mk_mdec_len(p,
+			    u * heads / p->KH))) {
 				at += len;
-				r++;
+				u++;
 			}
 			end = at + len < hi ? at + len : hi;
-			pl->pieces[n].row = r;
-			pl->pieces[n].start = lo - at;
-			pl->pieces[n].len = end - lo;
-			n++;
+			for (h = 0; h < heads; h++, n++) {
+				pl->pieces[n].row = u * heads + h;
+				pl->pieces[n].start = lo - at;
+				pl->pieces[n].len = end - lo;
+			}
 		}
 	}
 	pl->first[T] = n;
 	pl->npieces = n;
 	return 0;
+}
+
+const char *
+mk_mdec_layout_name(int layout)
+{
+	static const char *const names[] = { "bhmd", "bmhd", "paged" };
+
+	return layout >= 0 && layout < 3 ? names[layout] : "?";
 }
 
 size_t
@@ -179,21 +197,21 @@ state_layout(int G, int ld)
 }
 
 /*
- * Combine the pieces of row r, head g: with M the largest maximum,
+ * Combine the pieces pc[0..n) of a row, for head g: with M the largest maximum,
  * L = sum l_i 2^(m_i - M), out = sum acc_i 2^(m_i - M) / L and
  * lse = (M + log2 L) ln 2, in double.  Pieces that saw no position
  * (l = 0) are left out; a row where all are is fully masked.
  */
 static void
-merge_one(const float *st, struct layout y, int from, int to, int G, int g,
-    int D, int ld, double *acc, float *lse, float *out)
+merge_one(const float *st, struct layout y, const int *pc, int n, int G,
+    int g, int D, int ld, double *acc, float *lse, float *out)
 {
 	const float *s;
 	double M = -INFINITY, L = 0, w;
 	int i, d;
 
-	for (i = from; i < to; i++) {
-		s = st + (size_t)i * y.stride;
+	for (i = 0; i < n; i++) {
+		s = st + (size_t)pc[i] * y.stride;
 		if (s[G + g] != 0 && s[g] > M)
 			M = s[g];
 	}
@@ -205,8 +223,8 @@ merge_one(const float *st, struct layout y, int from, int to, int G, int g,
 	}
 	for (d = 0; d < D; d++)
 		acc[d] = 0;
-	for (i = from; i < to; i++) {
-		s = st + (size_t)i * y.stride;
+	for (i = 0; i < n; i++) {
+		s = st + (size_t)pc[i] * y.stride;
 		if (s[G + g] == 0)
 			continue;
 		w = exp2((double)s[g] - M);
@@ -220,22 +238,34 @@ merge_one(const float *st, struct layout y, int from, int to, int G, int g,
 	*lse = (float)((M + log2(L)) * LN2);
 }
 
-/* The rows' first pieces: from[r] .. from[r+1]-1 are row r's. */
+/*
+ * The pieces in row order, for the merge: order[from[r] .. from[r+1]) are
+ * row r's (*fromp).  Returns order, or NULL if memory ran out.
+ */
 static int *
-row_starts(const struct plan *pl, int64_t rows)
+by_row(const struct plan *pl, int64_t rows, int **fromp)
 {
-	int *from = malloc(((size_t)rows + 1) * sizeof(*from));
+	int *from = calloc((size_t)rows + 1, sizeof(*from));
+	int *order = malloc(((size_t)pl->npieces + 1) * sizeof(*order));
 	int64_t r;
-	int i = 0;
+	int i;
 
-	if (from == NULL)
+	if (from == NULL || order == NULL) {
+		free(from);
+		free(order);
 		return NULL;
-	for (r = 0; r <= rows; r++) {
-		while (i < pl->npieces && pl->pieces[i].row < r)
-			i++;
-		from[r] = i;
 	}
-	return from;
+	for (i = 0; i < pl->npieces; i++)
+		from[pl->pieces[i].row + 1]++;
+	for (r = 0; r < rows; r++)
+		from[r + 1] += from[r];
+	for (i = 0; i < pl->npieces; i++)
+		order[from[pl->pieces[i].row]++] = i;
+	for (r = rows; r > 0; r--)	/* back to the starts */
+		from[r] = from[r - 1];
+	from[0] = 0;
+	*fromp = from;
+	return order;
 }
 
 /*
@@ -286,37 +316,44 @@ run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
     const struct plan *pl, const float *qs, float *st, struct layout y,
     int ld, float **work, int T)
 {
-	void (*fn)(const struct mk_mdec_task *) = p->dtype == MK_F16 ?
+	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
 	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
 	const int G = p->QH / p->KH;
+	const size_t wn = (MK_MDEC_WORK(G, p->D) + 15) & ~(size_t)15;	/* 64 B */
 
 	(void)T;		/* without OpenMP */
 #pragma omp parallel num_threads(T)
 	{
-		struct mk_mdec_task t;
+		struct mk_mdec_task t[MK_MDEC_GROUP];
 		const struct piece *c;
 		float *s;
-		int tid = 0, i;
+		int tid = 0, i, h, n;
 
 #ifdef _OPENMP
 		tid = omp_get_thread_num();
 #endif
-		for (i = pl->first[tid]; i < pl->first[tid + 1]; i++) {
-			c = &pl->pieces[i];
-			s = st + (size_t)i * y.stride;
-			task_rows(p, c, &t);
-			t.mask = p->mask == NULL ? NULL : p->mask +
-			    (size_t)c->row * (size_t)p->mrow +
-			    (size_t)c->start;
-			t.D = p->D;
-			t.G = G;
-			t.ld = ld;
-			t.q = qs + (size_t)c->row * (size_t)G * (size_t)ld;
-			t.m = s;
-			t.l = s + G;
-			t.acc = s + y.acc;
-			t.work = work[tid];
-			fn(&t);
+		for (i = pl->first[tid]; i < pl->first[tid + 1]; i += n) {
+			/* a stretch's kv heads, MK_MDEC_GROUP at a time */
+			n = pl->heads - (i - pl->first[tid]) % pl->heads;
+			n = n < MK_MDEC_GROUP ? n : MK_MDEC_GROUP;
+			for (h = 0; h < n; h++) {
+				c = &pl->pieces[i + h];
+				s = st + (size_t)(i + h) * y.stride;
+				task_rows(p, c, &t[h]);
+				t[h].mask = p->mask == NULL ? NULL : p->mask +
+				    (size_t)c->row * (size_t)p->mrow +
+				    (size_t)c->start;
+				t[h].D = p->D;
+				t[h].G = G;
+				t[h].ld = ld;
+				t[h].q = qs + (size_t)c->row * (size_t)G *
+				    (size_t)ld;
+				t[h].m = s;
+				t[h].l = s + G;
+				t[h].acc = s + y.acc;
+				t[h].work = work[tid] + (size_t)h * wn;
+			}
+			fn(t, n);
 		}
 	}
 }
@@ -328,10 +365,10 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
 	struct layout y = state_layout(G, ld);
-	struct plan pl = { NULL, NULL, 0 };
+	struct plan pl = { NULL, NULL, 0, 1 };
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
-	int *from = NULL, T = threads < 1 ? 1 : threads, t, rc = -1;
+	int *from = NULL, *order = NULL, T = threads < 1 ? 1 : threads, t, rc = -1;
 	int64_t r;
 
 	if (k == NULL)
@@ -343,10 +380,13 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	    (qs = scaled_q(p, ld)) == NULL ||
 	    (st = alloc64((size_t)pl.npieces * y.stride)) == NULL ||
 	    (work = calloc((size_t)T, sizeof(*work))) == NULL ||
-	    (from = row_starts(&pl, rows)) == NULL)
+	    (order = by_row(&pl, rows, &from)) == NULL)
 		goto done;
 	for (t = 0; t < T; t++)
-		if ((work[t] = alloc64(MK_MDEC_WORK(G, p->D))) == NULL)
+		if ((work[t] = alloc64(((MK_MDEC_WORK(G, p->D) + 15) &
+		    ~(size_t)15) * (size_t)(
+		    pl.heads < MK_MDEC_GROUP ? pl.heads : MK_MDEC_GROUP))) ==
+		    NULL)
 			goto done;
 	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
 	    NULL)
@@ -361,7 +401,8 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 		acc += (size_t)omp_get_thread_num() * (size_t)p->D;
 #endif
 		for (g = 0; g < G; g++)
-			merge_one(st, y, from[r], from[r + 1], G, g, p->D, ld,
+			merge_one(st, y, order + from[r], from[r + 1] -
+			    from[r], G, g, p->D, ld,
 			    acc, lse + (size_t)r * (size_t)G + (size_t)g,
 			    out + ((size_t)r * (size_t)G + (size_t)g) *
 			    (size_t)p->D);
@@ -377,6 +418,7 @@ done:
 	free(work);
 	free(macc);
 	free(from);
+	free(order);
 	free(st);
 	free(qs);
 	free(pl.pieces);

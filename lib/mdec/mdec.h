@@ -72,12 +72,21 @@ struct mk_mdec_task {
 					 * aligned */
 };
 
+/*
+ * Pieces a kernel call may take at once: the kv heads of one stretch of
+ * positions, walked side by side (more heads are more calls).
+ */
+#define MK_MDEC_GROUP	16
+
 /* Where a KV cache keeps position p of batch b, kv head kh. */
 enum mk_mdec_layout {
 	MK_MDEC_BHMD,		/* [B, KH, M, D] (and flat buffers) */
 	MK_MDEC_BMHD,		/* [B, M, KH, D]: flash-attn's, vLLM's */
 	MK_MDEC_PAGED		/* [blocks, bs, KH, D] and a block table */
 };
+
+/* "bhmd", "bmhd", "paged": how options and tables name a layout. */
+const char *mk_mdec_layout_name(int layout);
 
 /* One problem, as the command hands it over. */
 struct mk_mdec {
@@ -120,7 +129,11 @@ mk_mdec_len(const struct mk_mdec *p, int64_t b)
 }
 
 /* How mdecode reads its inputs (options that change their meaning). */
+#define MK_MDEC_NIN	6	/* q, k, v, mask, block table, lengths */
+
 struct mk_mdec_in {
+	int		 layout;	/* --kv-layout (enum mk_mdec_layout), or
+					 * -1: from the shapes */
 	int		 kv_heads;	/* --kv-heads, or 0 */
 	int64_t		 valid;		/* --valid-length, or 0: all */
 	int		 has_scale;
@@ -130,24 +143,32 @@ struct mk_mdec_in {
 };
 
 /*
- * Check the inputs t[] = q, k, v, mask (mask may be NULL) against each
- * other and the options, in either layout of SPEC §6, and fill p: K, V and
- * the mask point into the tensors (never copied), q is converted to a new
- * f32 array that the caller frees.  name[] says how messages name each
- * tensor ("q.npy", "stdin: tensor 2").  Returns 0, or -1 with e filled
- * (usage errors for options that do not fit the data).
+ * Check the inputs t[] = q, k, v, mask, block table, sequence lengths (the
+ * last three may be NULL) against each other and the options, and fill
+ * p.  K and V are a cache [B, KH, M, D] or [B, M, KH, D] (in->layout, or
+ * the one the shapes allow: both is an error that says so), flat buffers
+ * (SPEC §6), or with a block table [B, MB] a paged cache [blocks, bs, KH,
+ * D].  K, V and the mask point into the tensors (never copied); q, the
+ * table and the lengths are converted into new arrays that
+ * mk_mdec_forget frees.  name[] says how messages name each tensor
+ * ("q.npy", "stdin: tensor 2").  Returns 0, or -1 with e filled (usage
+ * errors for options that do not fit the data).
  */
-int	mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[4],
-	    const char *const name[4], const struct mk_mdec_in *in,
+int	mk_mdec_setup(struct mk_mdec *p,
+	    const struct mk_tensor *const t[MK_MDEC_NIN],
+	    const char *const name[MK_MDEC_NIN], const struct mk_mdec_in *in,
 	    struct mk_err *e);
+
+/* Free what mk_mdec_setup made for p. */
+void	mk_mdec_forget(struct mk_mdec *p);
 
 /*
  * mdecode's inputs, read and checked, and its outputs: the library owns
  * the tensors, q converted to f32, lse, out and out converted.
  */
 struct mk_mdec_io {
-	struct mk_tensor t[4];		/* q, k, v, mask */
-	char		 name[4][300];	/* how messages name each */
+	struct mk_tensor t[MK_MDEC_NIN];	/* q, k, v, mask, table, lens */
+	char		 name[MK_MDEC_NIN][300];	/* how messages name each */
 	int		 has_mask;
 	struct mk_mdec	 p;		/* points into t (q: converted) */
 	float		*lse;		/* [B][QH] */
@@ -160,12 +181,13 @@ struct mk_mdec_io {
 /*
  * Read q, k, v and an optional mask: the tensor stream of file (NULL or
  * "-": stdin) when path[0] is NULL, else the files path[0..3] (-q -k -v
- * [-m]; path[3] may be NULL), one tensor each; then check them as
+ * [-m]; path[3] may be NULL), one tensor each; and the block table and
+ * sequence lengths of path[4], path[5] (NULL: none); then check them as
  * mk_mdec_setup does.  Returns 0 with io filled, or -1 with e filled;
  * free io with mk_mdec_io_free either way.
  */
 int	mk_mdec_load(struct mk_mdec_io *io, const char *file,
-	    const char *const path[4], const struct mk_mdec_in *in,
+	    const char *const path[MK_MDEC_NIN], const struct mk_mdec_in *in,
 	    struct mk_err *e);
 
 /*
@@ -210,17 +232,17 @@ void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 
 
 /* Kernel entry points, for the kernel table only (kern_*.c rows). */
-void	mk_mdec_f16_generic(const struct mk_mdec_task *t);
-void	mk_mdec_bf16_generic(const struct mk_mdec_task *t);
-void	mk_mdec_f32_generic(const struct mk_mdec_task *t);
+void	mk_mdec_f16_generic(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n);
+void	mk_mdec_f32_generic(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_generic(const void *p, size_t n);
-void	mk_mdec_f16_avx2(const struct mk_mdec_task *t);
-void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t);
-void	mk_mdec_f32_avx2(const struct mk_mdec_task *t);
+void	mk_mdec_f16_avx2(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t, int n);
+void	mk_mdec_f32_avx2(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx2(const void *p, size_t n);
-void	mk_mdec_f16_avx512(const struct mk_mdec_task *t);
-void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t);
-void	mk_mdec_f32_avx512(const struct mk_mdec_task *t);
+void	mk_mdec_f16_avx512(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t, int n);
+void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx512(const void *p, size_t n);
 
 #endif

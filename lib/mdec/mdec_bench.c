@@ -218,10 +218,24 @@ mk_mdec_agree(const struct mk_mdec *p, const float *lse, const float *out,
 	return 0;
 }
 
-/* The bench's problem at batch size B: the flat prefix of the buffers. */
+/* The bench's buffers: the largest batch's inputs and two outputs. */
+struct bufs {
+	void		*k, *v;
+	uint8_t		*mask;
+	float		*q, *lse, *out, *glse, *gout;
+	int32_t		*table;		/* the paged layout's [maxB][tw] */
+	int64_t		 tw;
+	size_t		 nkv, per, bh;
+};
+
+/*
+ * The bench's problem at batch size B and one layout: the first B
+ * sequences' worth of the buffers, read as that layout (random data, so
+ * every reading is as good as another).
+ */
 static struct mk_mdec
-bench_problem(const struct mk_mdec_bench *b, int B, const float *q,
-    const void *k, const void *v, const uint8_t *mask)
+bench_problem(const struct mk_mdec_bench *b, int B, int layout,
+    const struct bufs *u, const uint8_t *mask)
 {
 	struct mk_mdec p;
 
@@ -234,23 +248,18 @@ bench_problem(const struct mk_mdec_bench *b, int B, const float *q,
 	p.dtype = b->dtype;
 	p.qdtype = b->dtype;
 	p.scale = 1.0 / sqrt((double)b->D);
-	p.q = q;
-	p.k = k;
-	p.v = v;
+	p.q = u->q;
+	p.k = u->k;
+	p.v = u->v;
 	p.mask = mask;
-	p.layout = MK_MDEC_BHMD;
+	p.layout = layout;
 	p.M = b->V;
 	p.mrow = b->V;
+	p.table = u->table;
+	p.tw = u->tw;
+	p.bs = b->bs;
 	return p;
 }
-
-/* The bench's buffers: the largest batch's inputs and two outputs. */
-struct bufs {
-	void		*k, *v;
-	uint8_t		*mask;
-	float		*q, *lse, *out, *glse, *gout;
-	size_t		 nkv, per, bh;
-};
 
 static void *
 page_alloc(size_t n, const char *what, struct mk_err *e)
@@ -263,6 +272,39 @@ page_alloc(size_t n, const char *what, struct mk_err *e)
 	return p;
 }
 
+/*
+ * The paged layout's block table: the largest batch's blocks of bs
+ * positions (all kv heads) in a shuffled order, as a serving engine's
+ * pool ends up; a table longer than the pool wraps round (a block read
+ * twice, as shared prefixes are).
+ */
+static int
+bufs_table(const struct mk_mdec_bench *b, struct bufs *u, int maxB,
+    struct mk_err *e)
+{
+	int64_t nb = (int64_t)maxB * b->V / b->bs, i, j, t;
+	uint64_t s = b->seed * 4 + 5;
+
+	u->tw = (b->V + b->bs - 1) / b->bs;
+	if (nb < 1)
+		return mk_err_usage(e, "--bench: --block-size %d is larger "
+		    "than the cache (%lld positions)", b->bs,
+		    (long long)b->V);
+	if ((u->table = page_alloc(sizeof(int32_t) * (size_t)(maxB * u->tw),
+	    "the block table", e)) == NULL)
+		return -1;
+	for (i = 0; i < maxB * u->tw; i++)
+		u->table[i] = (int32_t)(i % nb);
+	for (i = maxB * u->tw - 1; i > 0; i--) {
+		s = mix(s);
+		j = (int64_t)(s % (uint64_t)(i + 1));
+		t = u->table[i], u->table[i] = u->table[j], u->table[j] =
+		    (int32_t)t;
+	}
+	return 0;
+}
+
+
 static void
 bufs_free(struct bufs *u)
 {
@@ -274,6 +316,7 @@ bufs_free(struct bufs *u)
 	free(u->out);
 	free(u->glse);
 	free(u->gout);
+	free(u->table);
 }
 
 /* Allocate and fill the inputs (in parallel, first touch by the readers). */
@@ -303,6 +346,8 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 	    (u->gout = page_alloc(u->bh * (size_t)b->D * 4, "out", e)) ==
 	    NULL)
 		return -1;
+	if (bufs_table(b, u, maxB, e) < 0)
+		return -1;
 	mk_mdec_fill(u->k, u->nkv, b->dtype, b->seed * 4 + 1, maxT);
 	mk_mdec_fill(u->v, u->nkv, b->dtype, b->seed * 4 + 2, maxT);
 	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, b->seed * 4, maxT);
@@ -327,10 +372,11 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 {
 	struct mk_mdec p;
 	struct mk_err d;
-	int i, j;
+	int i, j, l;
 
+	for (l = 0; l < b->nlayout; l++)
 	for (i = 0; i < b->nbsz; i++) {
-		p = bench_problem(b, b->bsz[i], u->q, u->k, u->v, mask);
+		p = bench_problem(b, b->bsz[i], b->layout[l], u, mask);
 		if (mk_mdec_run(&p, &tab[MK_ISA_GENERIC], threads, u->glse,
 		    u->gout, e) < 0)
 			return -1;
@@ -343,9 +389,10 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 			if (mk_mdec_agree(&p, u->lse, u->out, u->glse, u->gout,
 			    1e-4, &d) < 0)
 				return mk_err_data(e, "--bench: %s disagrees "
-				    "with generic at bsz %d: %s",
+				    "with generic at bsz %d, %s: %s",
 				    mk_isa_name((enum mk_isa)b->isa[j]),
-				    b->bsz[i], d.msg);
+				    b->bsz[i], mk_mdec_layout_name(
+				    b->layout[l]), d.msg);
 		}
 	}
 	return 0;
@@ -361,13 +408,14 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 	struct mk_mdec_timing tm;
 	struct mk_mdec p;
 	double bytes;
-	int i, j, t;
+	int i, j, t, l;
 
 	for (i = 0; i < b->nisa; i++)
 		for (t = 0; t < b->nthreads; t++)
-			for (j = 0; j < b->nbsz; j++) {
-				p = bench_problem(b, b->bsz[j], u->q, u->k,
-				    u->v, mask);
+			for (j = 0; j < b->nbsz; j++)
+			for (l = 0; l < b->nlayout; l++) {
+				p = bench_problem(b, b->bsz[j], b->layout[l],
+				    u, mask);
 				/* bytes a dense pass reads: K and V rows */
 				bytes = (double)b->bsz[j] * (double)u->per *
 				    2.0 * (double)b->D * (double)esz;
@@ -375,10 +423,11 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    &tab[mk_isa_best()], b->threads[t],
 				    b->reps, bytes, u->lse, u->out, &tm, e) < 0)
 					return -1;
-				fprintf(fp, "%s,%d,%d,%g,%.3f,%.2f,%.2f,%.3f,"
-				    "%.3f,%.3f,%d/%d\n",
+				fprintf(fp, "%s,%d,%d,%s,%g,%.3f,%.2f,%.2f,"
+				    "%.3f,%.3f,%.3f,%d/%d\n",
 				    mk_isa_name((enum mk_isa)b->isa[i]),
-				    b->threads[t], b->bsz[j], d, tm.ms,
+				    b->threads[t], b->bsz[j],
+				    mk_mdec_layout_name(b->layout[l]), d, tm.ms,
 				    bytes / (tm.ms * 1e6), tm.probe_gbps,
 				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
 				    tm.rounds);
@@ -401,8 +450,8 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
 	if (bufs_make(b, &u, e) < 0)
 		goto out;
-	fprintf(fp, "isa,threads,bsz,density,ms,gbps,probe_gbps,frac,frac_q1,"
-	    "frac_q3,kept\n");
+	fprintf(fp, "isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,"
+	    "frac_q1,frac_q3,kept\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
 		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||
@@ -424,7 +473,7 @@ static int
 kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
     double *ns, struct mk_err *e)
 {
-	void (*fn)(const struct mk_mdec_task *) = p->dtype == MK_F16 ?
+	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
 	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	struct mk_mdec_task t;
@@ -459,11 +508,11 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 	for (i = 0; i < p->V; i++)
 		live += p->mask == NULL || !p->mask[i];
 	live = live ? live : 1;
-	fn(&t);
+	fn(&t, 1);
 	for (r = 0; r < rounds; r++) {
 		a = stamp();
 		for (rep = 0; rep < 8; rep++)
-			fn(&t);
+			fn(&t, 1);
 		c = stamp();
 		if (whole(a, c, 1))
 			ns[n++] = (c.wall - a.wall) * 1e6 / 8 / (double)live;
@@ -496,6 +545,8 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	c.bsz[0] = 1;
 	c.nthreads = 1;
 	c.threads[0] = 1;
+	c.nlayout = 1;		/* one kv head: every layout reads alike */
+	c.layout[0] = MK_MDEC_BHMD;
 	if (bufs_make(&c, &u, e) < 0)
 		goto out;
 	fprintf(fp, "isa,G,D,density,ns,ns_min\n");
@@ -503,7 +554,7 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 		mask = bufs_mask(&c, &u, b->dens[i], 1);
 		if (bench_check(&c, tab, &u, mask, 1, e) < 0)
 			goto out;
-		p = bench_problem(&c, 1, u.q, u.k, u.v, mask);
+		p = bench_problem(&c, 1, MK_MDEC_BHMD, &u, mask);
 		for (j = 0; j < b->nisa; j++) {
 			n = kernel_rounds(&p, &tab[b->isa[j]], b->reps < 256 ?
 			    b->reps : 256, ns, e);

@@ -63,6 +63,10 @@ struct mk_mdec_bench {
 	double	 dens[MK_MDEC_BENCH_LIST];		/* mask densities */
 	int	 ndens;
 	int	 isa[3], nisa;				/* kernel paths */
+	int	 layout[3], nlayout;	/* enum mk_mdec_layout: the same bytes
+					 * read as [B, KH, M, D], [B, M, KH, D]
+					 * or shuffled blocks of a paged cache */
+	int	 bs;			/* the paged cache's block size */
 	int	 QH, KH, D, reps;
 	int64_t	 M, V;		/* cache length, valid positions */
 	int	 dtype;		/* of K and V */
@@ -71,9 +75,10 @@ struct mk_mdec_bench {
 
 /*
  * --bench: make the inputs, check every path against generic at every
- * batch size and density, then time each (path, threads, batch size,
- * density) and write the CSV table
- *   isa,threads,bsz,density,ms,gbps,probe_gbps,frac,frac_q1,frac_q3,kept
+ * batch size, layout and density, then time each (path, threads, batch
+ * size, layout, density) and write the CSV table
+ *   isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,frac_q1,
+ *   frac_q3,kept
  * to fp, a row at a time.  Returns 0, or -1 with e filled.
  */
 int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,

@@ -130,21 +130,24 @@ kernel(const struct mk_mdec_task *t, int dt)
 }
 
 void
-mk_mdec_f16_generic(const struct mk_mdec_task *t)
+mk_mdec_f16_generic(const struct mk_mdec_task *t, int n)
 {
-	kernel(t, MK_F16);
+	while (n-- > 0)
+		kernel(t++, MK_F16);
 }
 
 void
-mk_mdec_bf16_generic(const struct mk_mdec_task *t)
+mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n)
 {
-	kernel(t, MK_BF16);
+	while (n-- > 0)
+		kernel(t++, MK_BF16);
 }
 
 void
-mk_mdec_f32_generic(const struct mk_mdec_task *t)
+mk_mdec_f32_generic(const struct mk_mdec_task *t, int n)
 {
-	kernel(t, MK_F32);
+	while (n-- > 0)
+		kernel(t++, MK_F32);
 }
 
 /* Read probe: eight 64-bit lanes summed independently. */

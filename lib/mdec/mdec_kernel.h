@@ -375,32 +375,35 @@ lane_sum(const float *ls, int GB, int g)
 	return s;
 }
 
-/*
- * One piece.  Dc is the head size when the caller knows it at compile time
- * (the common ones get loops without tails), else 0.
- */
-INL void
-piece(const struct mk_mdec_task *t, int dt, int paged, int Dc)
-{
-	const size_t rb = (size_t)(Dc ? Dc : t->D) *
-	    mk_dtype_size((enum mk_dtype)dt);
-	const int ng = (t->G + GBMAX - 1) / GBMAX;
-	struct scan sc = { t->mask, t->n, 0, 0, 0 };
-	struct scratch w;
-	size_t idx[AHEAD + 1][BLK];
-	int nb[AHEAD + 1], cur, g, i;
+/* One task's walk through its piece: its mask scan and ring of blocks. */
+struct walk {
+	struct scan	 sc;
+	struct scratch	 w;
+	size_t		 idx[AHEAD + 1][BLK];
+	int		 nb[AHEAD + 1];
+	int		 done;
+};
 
-	w.p = t->work;
-	w.s = w.p + BLK * W;
-	w.lsum = w.s + BLK * W;
-	w.mv = w.lsum + (size_t)ng * W;
+INL void
+walk_start(const struct mk_mdec_task *t, struct walk *k, size_t rb,
+    int paged)
+{
+	const int ng = (t->G + GBMAX - 1) / GBMAX;
+	int g, i;
+
+	k->sc = (struct scan){ t->mask, t->n, 0, 0, 0 };
+	k->done = 0;
+	k->w.p = t->work;
+	k->w.s = k->w.p + BLK * W;
+	k->w.lsum = k->w.s + BLK * W;
+	k->w.mv = k->w.lsum + (size_t)ng * W;
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
 		 * +inf, so that they never move a maximum and add 0 */
 		g = t->G - i / W * GBMAX;
 		g = g == 3 ? i % W >= 3 * (W / 4) : 0;
-		w.lsum[i] = 0;
-		w.mv[i] = g ? INFINITY : -INFINITY;
+		k->w.lsum[i] = 0;
+		k->w.mv[i] = g ? INFINITY : -INFINITY;
 	}
 	for (g = 0; g < t->G; g++) {
 		t->m[g] = -INFINITY;
@@ -409,65 +412,105 @@ piece(const struct mk_mdec_task *t, int dt, int paged, int Dc)
 	}
 	/* Poisoned: an index read from a slot no scan filled points far out
 	 * of any mapping, which the sanitizer builds report. */
-	memset(idx, 0x7f, sizeof(idx));
+	memset(k->idx, 0x7f, sizeof(k->idx));
 	/* a ring of blocks: the one computed and AHEAD being prefetched */
 	for (i = 0; i < AHEAD; i++) {
-		nb[i] = scan_block(&sc, idx[i]);
-		prefetch_rows(t, idx[i], nb[i], rb, paged);
+		k->nb[i] = scan_block(&k->sc, k->idx[i]);
+		prefetch_rows(t, k->idx[i], k->nb[i], rb, paged);
 	}
 	if (AHEAD == 0)
-		nb[0] = scan_block(&sc, idx[0]);
-	for (cur = 0; nb[cur] > 0; cur = (cur + 1) % (AHEAD + 1)) {
-		i = (cur + AHEAD) % (AHEAD + 1);
-		if (AHEAD > 0)
-			nb[i] = scan_block(&sc, idx[i]);
-		one_block(t, &w, idx[cur], nb[cur], idx[i], AHEAD ? nb[i] : 0,
-		    dt, paged, Dc);
-		if (AHEAD == 0)
-			nb[i] = scan_block(&sc, idx[i]);
-	}
+		k->nb[0] = scan_block(&k->sc, k->idx[0]);
+}
+
+/* The walk's block in ring slot cur, if any left; whether there was. */
+INL int
+walk_step(const struct mk_mdec_task *t, struct walk *k, int cur, int dt,
+    int paged, int Dc)
+{
+	int i = (cur + AHEAD) % (AHEAD + 1);
+
+	if (k->done || k->nb[cur] == 0)
+		return !(k->done = 1);
+	if (AHEAD > 0)
+		k->nb[i] = scan_block(&k->sc, k->idx[i]);
+	one_block(t, &k->w, k->idx[cur], k->nb[cur], k->idx[i],
+	    AHEAD ? k->nb[i] : 0, dt, paged, Dc);
+	if (AHEAD == 0)
+		k->nb[i] = scan_block(&k->sc, k->idx[i]);
+	return 1;
+}
+
+INL void
+walk_end(const struct mk_mdec_task *t, const struct walk *k)
+{
+	int g, i;
+
 	for (g = 0; g < t->G; g++) {
 		i = g / GBMAX;
-		t->l[g] = lane_sum(w.lsum + i * W, t->G - i * GBMAX < GBMAX ?
-		    t->G - i * GBMAX : GBMAX, g % GBMAX);
+		t->l[g] = lane_sum(k->w.lsum + i * W, t->G - i * GBMAX <
+		    GBMAX ? t->G - i * GBMAX : GBMAX, g % GBMAX);
 		/* the lanes of a head that saw no position keep -inf */
 		if (t->l[g] == 0)
 			t->m[g] = -INFINITY;
 	}
 }
 
+/*
+ * The pieces t[0..n): the kv heads of one stretch of positions, walked
+ * block by block side by side, so that where a position's heads are
+ * neighbours in memory ([B, M, KH, D], paged) the reads go forward
+ * through them together.  Dc is the head size when the caller knows it at
+ * compile time (the common ones get loops without tails), else 0.
+ */
 INL void
-mdec_kernel(const struct mk_mdec_task *t, int dt)
+pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
+{
+	const size_t rb = (size_t)(Dc ? Dc : t->D) *
+	    mk_dtype_size((enum mk_dtype)dt);
+	struct walk k[MK_MDEC_GROUP];
+	int cur, h, live;
+
+	for (h = 0; h < n; h++)
+		walk_start(&t[h], &k[h], rb, paged);
+	for (cur = 0, live = 1; live; cur = (cur + 1) % (AHEAD + 1))
+		for (h = 0, live = 0; h < n; h++)
+			live |= walk_step(&t[h], &k[h], cur, dt, paged, Dc);
+	for (h = 0; h < n; h++)
+		walk_end(&t[h], &k[h]);
+}
+
+INL void
+mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
 {
 	int paged = t->blk != NULL;
 
 	switch (t->D * 2 + paged) {
-	case 128:	piece(t, dt, 0, 64); break;
-	case 129:	piece(t, dt, 1, 64); break;
-	case 256:	piece(t, dt, 0, 128); break;
-	case 257:	piece(t, dt, 1, 128); break;
+	case 128:	pieces(t, n, dt, 0, 64); break;
+	case 129:	pieces(t, n, dt, 1, 64); break;
+	case 256:	pieces(t, n, dt, 0, 128); break;
+	case 257:	pieces(t, n, dt, 1, 128); break;
 	default:	if (paged)
-				piece(t, dt, 1, 0);
+				pieces(t, n, dt, 1, 0);
 			else
-				piece(t, dt, 0, 0);
+				pieces(t, n, dt, 0, 0);
 			break;
 	}
 }
 
 void
-MK_MDEC_NAME(f16)(const struct mk_mdec_task *t)
+MK_MDEC_NAME(f16)(const struct mk_mdec_task *t, int n)
 {
-	mdec_kernel(t, MK_F16);
+	mdec_kernel(t, n, MK_F16);
 }
 
 void
-MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t)
+MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t, int n)
 {
-	mdec_kernel(t, MK_BF16);
+	mdec_kernel(t, n, MK_BF16);
 }
 
 void
-MK_MDEC_NAME(f32)(const struct mk_mdec_task *t)
+MK_MDEC_NAME(f32)(const struct mk_mdec_task *t, int n)
 {
-	mdec_kernel(t, MK_F32);
+	mdec_kernel(t, n, MK_F32);
 }

@@ -35,10 +35,10 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 	X(f32_to_f16, void, (uint16_t *dst, const float *src, size_t n)) \
 	X(bf16_to_f32, void, (float *dst, const uint16_t *src, size_t n)) \
 	X(f32_to_bf16, void, (uint16_t *dst, const float *src, size_t n)) \
-	/* decode attention over one piece of a row, by K/V dtype */	\
-	X(mdec_f16, void, (const struct mk_mdec_task *t))		\
-	X(mdec_bf16, void, (const struct mk_mdec_task *t))		\
-	X(mdec_f32, void, (const struct mk_mdec_task *t))		\
+	/* decode attention over n pieces of one stretch, by K/V dtype */ \
+	X(mdec_f16, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_bf16, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
 	/* read n bytes as fast as possible; their sum as u64 words */	\
 	X(read_sum, uint64_t, (const void *p, size_t n))		\
 	/* a2a-layout's counting pass over one source rank */		\

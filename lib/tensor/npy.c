@@ -365,7 +365,6 @@ read_payload(struct mk_src *s, uint64_t nbytes, uint64_t *got,
 	struct mk_buf *b;
 	size_t have = 0, want, cap;
 	int64_t r;
-	void *nb;
 
 	cap = nbytes < (1u << 24) ? (size_t)nbytes : (1u << 24);
 	if ((b = mk_buf_new(cap)) == NULL) {
@@ -375,16 +374,13 @@ read_payload(struct mk_src *s, uint64_t nbytes, uint64_t *got,
 	while (have < nbytes) {
 		if (have == cap) {
 			cap = cap * 2 < nbytes ? cap * 2 : (size_t)nbytes;
-			if (posix_memalign(&nb, 64, cap) != 0) {
+			if (mk_buf_reserve(b, cap) < 0) {
 				mk_buf_unref(b);
-				mk_err_data(e, "out of memory for %llu bytes",
-				    (unsigned long long)nbytes);
+				mk_err_data(e, "%s: out of memory for %llu bytes "
+				    "(%zu arrived)", s->name,
+				    (unsigned long long)cap, have);
 				return NULL;
 			}
-			memcpy(nb, b->base, have);
-			free(b->base);
-			b->base = nb;
-			b->len = cap;
 		}
 		want = cap - have;
 		if ((r = src_read(s, (char *)b->base + have, want, e)) < 0) {

@@ -74,7 +74,7 @@ mk_src_open(const char *path, struct mk_err *e)
 				return NULL;
 			}
 			s->map->refs = 1;
-			s->map->mapped = 1;
+			s->map->mapped = MK_BUF_FILE;
 			s->map->base = m;
 			s->map->len = (size_t)st.st_size;
 			s->p = m;

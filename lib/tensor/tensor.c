@@ -11,6 +11,23 @@
 #include "simd/kern.h"
 #include "tensor/tensor.h"
 
+#define HUGE	((size_t)2 << 20)
+
+/* Zeroed anonymous memory of len bytes, advised for 2 MiB pages. */
+static void *
+anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 struct mk_buf *
 mk_buf_new(size_t len)
 {
@@ -18,15 +35,47 @@ mk_buf_new(size_t len)
 
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return NULL;
-	/* 64-byte alignment keeps every dtype and SIMD load happy. */
-	if (posix_memalign(&b->base, 64, len ? len : 1) != 0) {
+	b->refs = 1;
+	if (mk_buf_reserve(b, len) < 0) {
 		free(b);
 		return NULL;
 	}
-	memset(b->base, 0, len);
-	b->len = len;
-	b->refs = 1;
 	return b;
+}
+
+int
+mk_buf_reserve(struct mk_buf *b, size_t len)
+{
+	void *p;
+
+	if (b->base != NULL && len <= b->len)
+		return 0;
+	if (len < HUGE) {
+		/* 64-byte alignment keeps every dtype and SIMD load happy */
+		if (posix_memalign(&p, 64, len ? len : 1) != 0)
+			return -1;
+		memset(p, 0, len);
+		if (b->base != NULL)
+			memcpy(p, b->base, b->len);
+		free(b->base);
+	} else if (b->mapped == MK_BUF_ANON) {
+		p = mremap(b->base, b->len, len, MREMAP_MAYMOVE);
+		if (p == MAP_FAILED)
+			return -1;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+	} else {
+		if ((p = anon(len)) == NULL)
+			return -1;
+		if (b->base != NULL)
+			memcpy(p, b->base, b->len);
+		free(b->base);
+		b->mapped = MK_BUF_ANON;
+	}
+	b->base = p;
+	b->len = len;
+	return 0;
 }
 
 void

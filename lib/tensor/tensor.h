@@ -21,10 +21,13 @@
 /* Shared storage: heap memory or a file mapping. */
 struct mk_buf {
 	int	 refs;
-	int	 mapped;	/* 1: munmap(base, len); 0: free(base) */
+	int	 mapped;	/* MK_BUF_HEAP: free(base); MK_BUF_FILE (a
+				 * file's pages) or MK_BUF_ANON: munmap */
 	void	*base;
 	size_t	 len;
 };
+
+enum { MK_BUF_HEAP, MK_BUF_FILE, MK_BUF_ANON };
 
 struct mk_tensor {
 	char		*name;		/* owned; NULL when the input had none */
@@ -119,5 +122,14 @@ struct mk_buf	*mk_buf_new(size_t len);
 
 /* Drop one reference; the last one frees or unmaps. NULL is ignored. */
 void		 mk_buf_unref(struct mk_buf *b);
+
+/*
+ * Make b hold at least len bytes, its first b->len kept, the rest zero.
+ * Megabytes live in anonymous memory advised for 2 MiB pages and grow by
+ * mremap: no copy, and a fault per 2 MiB rather than per 4 KiB (which
+ * cost more than reading the data).  Returns 0, or -1 if memory ran out
+ * (b unchanged).
+ */
+int		 mk_buf_reserve(struct mk_buf *b, size_t len);
 
 #endif

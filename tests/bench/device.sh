@@ -3,7 +3,7 @@
 # AVX-512 host), then run the mdecode benchmark there.  The Debian
 # packages come as .deb files in .debs/ (apt-get download libcsv3
 # libcsv-dev libargtable2-0 libargtable2-dev libcunit1 libcunit1-dev
-# libjansson4 libjansson-dev), unpacked into .deps/.
+# libzip4 libzip-dev), unpacked into .deps/.
 #
 #   sh tests/bench/device.sh test        build, unit + CLI + interop tests at
 #                                        every kernel path

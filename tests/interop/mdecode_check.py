@@ -2,7 +2,8 @@
 torch_masked_attention (shared/seeds/004_...), written from the formula,
 not from moekit's C.  Fresh random problems each run (the seed is printed
 on failure): both layouts (KV cache with --valid-length, flat buffers with
---kv-heads exactly as the seed slices them), GQA groups 1-8, odd V and D,
+--kv-heads exactly as the seed slices them; [B, M, KH, D] with
+--kv-layout bmhd; a paged cache with a block table and lengths), GQA groups 1-8, odd V and D,
 f16 / bf16 / f32, fully masked rows, V = 1, no mask, every kernel path
 this CPU has (MOEKIT_ISA) and 1-3 threads.  Tolerances of SPEC §6: f16 and
 outputs |x - ref| <= 1e-3 + 1e-3 |ref| (the seed's own check), bf16 the
@@ -183,6 +184,72 @@ case(2, 8, 2, 128, 257, 300, "f16", False, 0.5, False, nomask=True)
 case(1, 4, 1, 128, 100, 100, "f32", False, 1.0, True)              # every row masked
 case(3, 16, 2, 80, 2049, 2050, "bf16", True, 0.3, False, scale=0.05)
 case(1, 32, 8, 128, 4096, 8192, "f16", True, 0.5, False, threads=3)  # the seed's layout
+
+
+
+def layouts(B, QH, KH, D, M, dt, bs, density, isa=None, threads=2):
+    """The same cache as [B, M, KH, D] (--kv-layout bmhd) and paged, vLLM's
+    way: blocks [num_blocks, bs, KH, D] shuffled in a pool, sequence 1
+    sharing sequence 0's first block (one prompt prefix), a block table
+    padded with -1 past each length, lengths not multiples of bs."""
+    import tempfile
+    q = make(dt, (B, QH, 1, D))
+    k = make(dt, (B, KH, M, D))
+    v = make(dt, (B, KH, M, D))
+    mask = rng.random((B, KH, M)) < density
+    lens = rng.integers(0, M + 1, B).astype(np.int32)
+    lens[0] = M
+    if B > 1:
+        lens[1] = max(lens[1], min(M, bs + 1))
+        k[1, :, :bs], v[1, :, :bs], mask[1, :, :bs] = k[0, :, :bs], v[0, :, :bs], mask[0, :, :bs]
+    env = dict(os.environ)
+    if isa:
+        env["MOEKIT_ISA"] = isa
+    base = ["--threads", str(threads)] + (["--dtype", "bf16"] if dt == "bf16" else [])
+    what = "B%d QH%d KH%d D%d M%d %s isa %s" % (B, QH, KH, D, M, dt, isa)
+    # bmhd: every position of every row
+    lse, out = reference(q, k, v, mask, M, KH, False, dt, D ** -0.5)
+    kt, vt = k.transpose(0, 2, 1, 3).copy(), v.transpose(0, 2, 1, 3).copy()
+    glse, gout = run(base + ["--kv-layout", "bmhd"], stream(q, kt, vt, mask), env)
+    close(what + " bmhd lse", glse, lse, "f32")
+    close(what + " bmhd out", gout, out, dt)
+    # paged: each sequence's own length
+    tw = (M + bs - 1) // bs + 1
+    nb = B * tw + 2
+    perm = rng.permutation(nb)
+    pool_k = make(dt, (nb, bs, KH, D))
+    pool_v = make(dt, (nb, bs, KH, D))
+    table = np.full((B, tw), -1, np.int32)
+    for b in range(B):
+        for j in range((lens[b] + bs - 1) // bs):
+            blk = perm[b * tw + j]
+            if b == 1 and j == 0:
+                blk = table[0, 0]            # the shared prefix block
+            table[b, j] = blk
+            n = min(bs, lens[b] - j * bs)
+            pool_k[blk, :n] = k[b, :, j * bs:j * bs + n].transpose(1, 0, 2)
+            pool_v[blk, :n] = v[b, :, j * bs:j * bs + n].transpose(1, 0, 2)
+    lmask = mask | (np.arange(M)[None, None, :] >= lens[:, None, None])
+    lse, out = reference(q, k, v, lmask, M, KH, False, dt, D ** -0.5)
+    with tempfile.TemporaryDirectory() as d:
+        np.save(os.path.join(d, "t.npy"), table)
+        np.save(os.path.join(d, "l.npy"), lens)
+        glse, gout = run(base + ["--block-table", os.path.join(d, "t.npy"),
+                                 "--seq-lens", os.path.join(d, "l.npy")],
+                         stream(q, pool_k, pool_v, mask), env)
+    close(what + " paged bs %d lse" % bs, glse, lse, "f32")
+    close(what + " paged bs %d out" % bs, gout, out, dt)
+
+
+n = 0
+for isa in isas:
+    for dt in ("f16", "bf16", "f32"):
+        bs = [1, 16, 128, 5][n % 4]
+        KH = [2, 3, 8][n % 3]
+        M = int(rng.integers(1, 600))
+        layouts(1 + n % 3, KH * [1, 4, 3][n % 3] + 0, KH, [64, 128, 40][n % 3],
+                M, dt, bs, [0.0, 0.5, 0.3][n % 3], isa=isa, threads=1 + n % 3)
+        n += 1
 
 # CSV output reads back with np.loadtxt and matches the NPY output
 q = make("f32", (1, 4, 1, 16)); k = make("f32", (1, 2, 50, 16)); v = make("f32", (1, 2, 50, 16))

@@ -241,6 +241,233 @@ test_paths(void)
 		}
 }
 
+/*
+ * The other layouts: the same logical cache as x (bhmd), copied into
+ * [B, M, KH, D] or into a paged cache, must give x's float64 reference.
+ * The reference was computed on x's own layout, so a wrong address in
+ * mk_mdec_elem or a kernel's paged walk cannot hide behind itself.
+ */
+/* Room for nelem elements of x's dtype, all NaN. */
+static void *
+kv_alloc(const struct prob *x, size_t nelem)
+{
+	size_t esz = mk_dtype_size(x->p.dtype), i;
+	void *dst = malloc(nelem * esz);
+
+	for (i = 0; i < nelem; i++)
+		put(dst, x->p.dtype, i, NAN);
+	return dst;
+}
+
+/* Copy D elements of position (b, kh, pos) of x's cache to dst at at. */
+static void
+kv_move(const struct prob *x, void *dk, void *dv, size_t at, int64_t b,
+    int kh, int64_t pos)
+{
+	size_t esz = mk_dtype_size(x->p.dtype);
+	size_t from = mk_mdec_elem(&x->p, b, kh, pos);
+
+	memcpy((char *)dk + at * esz, (const char *)x->k + from * esz,
+	    (size_t)x->p.D * esz);
+	memcpy((char *)dv + at * esz, (const char *)x->v + from * esz,
+	    (size_t)x->p.D * esz);
+}
+
+static struct mk_mdec
+as_bmhd(const struct prob *x, void **k, void **v)
+{
+	struct mk_mdec p = x->p;
+	size_t n = (size_t)p.B * (size_t)p.M * (size_t)p.KH * (size_t)p.D;
+	int64_t b, pos;
+	int kh;
+
+	*k = kv_alloc(x, n);
+	*v = kv_alloc(x, n);
+	p.layout = MK_MDEC_BMHD;
+	for (b = 0; b < p.B; b++)
+		for (kh = 0; kh < p.KH; kh++)
+			for (pos = 0; pos < p.M; pos++)
+				kv_move(x, *k, *v, mk_mdec_elem(&p, b, kh, pos),
+				    b, kh, pos);
+	p.k = *k;
+	p.v = *v;
+	return p;
+}
+
+/*
+ * A paged copy with blocks of bs: the blocks of all sequences shuffled in
+ * a pool with spare NaN blocks, table entries past a length pointing at a
+ * NaN block, and positions past a length inside its last block NaN.
+ * Sequences 0 and 1 share their first block where x made their data equal
+ * (share_prefix).  lens[b] as given.
+ */
+static struct mk_mdec
+as_paged(const struct prob *x, int bs, const int64_t *lens, int share,
+    struct rng *r, void **k, void **v, int32_t **table)
+{
+	struct mk_mdec p = x->p;
+	int64_t tw = (p.V + bs - 1) / bs + 1, nb = p.B * tw + 3, j, b, pos;
+	int64_t *perm = malloc(sizeof(int64_t) * (size_t)nb), t, used;
+	size_t per = (size_t)bs * (size_t)p.KH * (size_t)p.D;
+	int kh;
+
+	for (j = 0; j < nb; j++)
+		perm[j] = j;
+	for (j = nb - 1; j > 0; j--) {
+		int64_t o = (int64_t)(rng_next(r) % (uint64_t)(j + 1));
+
+		t = perm[j], perm[j] = perm[o], perm[o] = t;
+	}
+	*k = kv_alloc(x, (size_t)nb * per);
+	*v = kv_alloc(x, (size_t)nb * per);
+	*table = malloc(sizeof(int32_t) * (size_t)(p.B * tw));
+	p.layout = MK_MDEC_PAGED;
+	p.bs = bs;
+	p.tw = tw;
+	p.lens = lens;
+	p.table = *table;
+	for (b = 0; b < p.B; b++) {
+		used = (lens[b] + bs - 1) / bs;
+		for (j = 0; j < tw; j++)
+			(*table)[b * tw + j] = (int32_t)(j < used ?
+			    perm[b * tw + j] : perm[nb - 1]);
+		if (share && b == 1 && used > 0)
+			(*table)[tw] = (*table)[0];	/* a repeated block */
+		for (pos = 0; pos < lens[b]; pos++)
+			for (kh = 0; kh < p.KH; kh++)
+				kv_move(x, *k, *v, mk_mdec_elem(&p, b, kh, pos),
+				    b, kh, pos);
+	}
+	free(perm);
+	p.k = *k;
+	p.v = *v;
+	return p;
+}
+
+/*
+ * Make x's sequence 1 begin with sequence 0's first bs positions (data and
+ * mask), as two requests with one prompt prefix, and mask positions past
+ * each length, so that x's reference is the paged problem's; recompute
+ * it.
+ */
+static void
+fit_reference(struct prob *x, int bs, const int64_t *lens, int share)
+{
+	size_t esz = mk_dtype_size(x->p.dtype), D = (size_t)x->p.D;
+	int64_t b, pos;
+	int kh;
+
+	for (kh = 0; share && kh < x->p.KH; kh++)
+		for (pos = 0; pos < bs && pos < x->p.V; pos++) {
+			size_t a = mk_mdec_elem(&x->p, 0, kh, pos);
+			size_t c = mk_mdec_elem(&x->p, 1, kh, pos);
+
+			memcpy((char *)x->k + c * esz, (char *)x->k + a * esz,
+			    D * esz);
+			memcpy((char *)x->v + c * esz, (char *)x->v + a * esz,
+			    D * esz);
+			x->mask[(size_t)(x->p.KH + kh) * (size_t)x->p.M +
+			    (size_t)pos] = x->mask[(size_t)kh *
+			    (size_t)x->p.M + (size_t)pos];
+		}
+	if (x->p.mask == NULL) {
+		memset(x->mask, 0, (size_t)x->p.B * (size_t)x->p.KH *
+		    (size_t)x->p.M);
+		x->p.mask = x->mask;
+	}
+	for (b = 0; b < x->p.B; b++)
+		for (kh = 0; kh < x->p.KH; kh++)
+			for (pos = lens[b]; pos < x->p.V; pos++)
+				x->mask[(size_t)(b * x->p.KH + kh) *
+				    (size_t)x->p.M + (size_t)pos] = 1;
+	mk_mdec_reference(&x->p, x->rlse, x->rout);
+}
+
+/* Every path and 1-3 threads on problem p against x's reference. */
+static void
+check_all(const struct prob *x, const struct mk_mdec *p,
+    const struct mk_kern *tab, const char *what)
+{
+	size_t bh = (size_t)p->B * (size_t)p->QH, nout = bh * (size_t)p->D;
+	float *lse = malloc(bh * 4), *out = malloc(nout * 4);
+	struct mk_err e;
+	char w[200];
+	int isa, threads;
+
+	for (isa = 0; isa < MK_NISA; isa++) {
+		if (!mk_isa_supported((enum mk_isa)isa))
+			continue;
+		for (threads = 1; threads <= 3; threads++) {
+			poison(lse, bh);
+			poison(out, nout);
+			snprintf(w, sizeof(w), "%s %s %s threads %d", what,
+			    mk_dtype_name(p->dtype),
+			    mk_isa_name((enum mk_isa)isa), threads);
+			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
+			    lse, out, &e), 0);
+			CU_ASSERT(close_enough(x, lse, out, w));
+		}
+	}
+	free(lse);
+	free(out);
+}
+
+static const struct shape lshapes[] = {
+	{ 2, 8, 2, 128, 1000, 1003, 0.5, 0, "G4 D128" },
+	{ 3, 6, 2, 96, 130, 140, 0.3, 1, "G3 D96 masked rows" },
+	{ 2, 10, 2, 36, 50, 51, 0.2, 0, "G5 D36" },
+	{ 2, 14, 2, 80, 513, 520, -1, 0, "G7 D80 no mask" },
+	{ 4, 32, 8, 64, 300, 300, 0.0, 0, "G4 KH8 D64" },
+};
+
+static void
+test_layouts(void)
+{
+	static const int dts[] = { MK_F16, MK_BF16, MK_F32 };
+	static const int bss[] = { 1, 16, 128, 5 };
+	struct mk_kern tab[MK_NISA];
+	struct mk_mdec p;
+	struct prob x;
+	struct rng r = { 4242 };
+	int64_t lens[8];
+	int32_t *table;
+	void *k, *v;
+	char what[160];
+	int s, t, i, b;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	for (s = 0; s < (int)(sizeof(lshapes) / sizeof(lshapes[0])); s++)
+		for (t = 0; t < 3; t++) {
+			make(&x, &lshapes[s], dts[t], 5000u + (unsigned)s * 7u +
+			    (unsigned)t);
+			p = as_bmhd(&x, &k, &v);
+			snprintf(what, sizeof(what), "%s bmhd", lshapes[s].what);
+			check_all(&x, &p, tab, what);
+			free(k);
+			free(v);
+			for (i = 0; i < 4; i++) {
+				/* lengths: V, then ones that end mid-block */
+				for (b = 0; b < x.p.B; b++)
+					lens[b] = b == 0 ? x.p.V : (int64_t)
+					    (rng_next(&r) % (uint64_t)(x.p.V +
+					    1));
+				if (x.p.B > 1 && lens[1] < bss[i] + 1)
+					lens[1] = x.p.V;
+				fit_reference(&x, bss[i], lens, x.p.B > 1);
+				p = as_paged(&x, bss[i], lens, x.p.B > 1, &r,
+				    &k, &v, &table);
+				snprintf(what, sizeof(what), "%s paged bs %d",
+				    lshapes[s].what, bss[i]);
+				check_all(&x, &p, tab, what);
+				free(k);
+				free(v);
+				free(table);
+			}
+			drop(&x);
+		}
+}
+
 /* Every read probe sums the same bytes, from odd starts and lengths. */
 static void
 test_read_sum(void)
@@ -340,8 +567,8 @@ small_inputs(struct mk_tensor t[5])
 static void
 test_input_policy(void)
 {
-	struct mk_mdec_in in = { 0, 0, 0, 0, 0, -1 };
-	const char *none[4] = { NULL, NULL, NULL, NULL }, *paths[4];
+	struct mk_mdec_in in = { .layout = -1, .dtype = -1 };
+	const char *none[MK_MDEC_NIN] = { NULL }, *paths[MK_MDEC_NIN] = { NULL };
 	struct mk_mdec_io a, b;
 	struct mk_tensor t[5];
 	struct mk_err e;
@@ -401,6 +628,7 @@ suite_mdec(void)
 
 	CU_add_test(s, "every path, dtype, layout, thread count vs float64",
 	    test_paths);
+	CU_add_test(s, "bmhd and paged layouts vs float64", test_layouts);
 	CU_add_test(s, "read probe", test_read_sum);
 	CU_add_test(s, "input policy: one stream or a file each",
 	    test_input_policy);

@@ -1,17 +1,23 @@
-# A tiny --bench: the CSV header, one row per path, threads, batch size and
-# mask density (timings vary, so only the first four fields and the field
-# count are compared), every path checked against generic first.
+# A tiny --bench: the CSV header, one row per path, threads, batch size,
+# layout and mask density (timings vary, so only the first five fields and
+# the field count are compared), every path checked against generic first.
 mdecode --bench --bsz 1,2 --q-heads 4 --kv-heads 2 --max-length 600 \
     --dim 64 --reps 1 --threads 1,2 --isa generic > bench.csv
-awk -F, '{ print $1 "," $2 "," $3 "," $4 "," NF }' bench.csv
+awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $5 "," NF }' bench.csv
+echo "-- every layout, a paged cache of blocks of 7"
+mdecode --bench --bsz 2 --q-heads 4 --kv-heads 2 --max-length 600 \
+    --dim 64 --reps 1 --threads 2 --isa generic --kv-layout bhmd,bmhd,paged \
+    --block-size 7 \
+    --mask-density 0.3 | awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $5 "," NF }'
+echo "-- the default --isa"
 # the default --isa: every path up to the selected one (MOEKIT_ISA)
 mdecode --bench --bsz 1 --q-heads 8 --kv-heads 8 --max-length 300 \
     --valid-length 257 --dim 72 --reps 3 --threads 2 --dtype bf16 \
     --mask-density 0.7 -o all.csv
 want=$(mdecode --isa-list | awk -v s="${MOEKIT_ISA:-}" '{ n++ } $0 == s { m = n } END { print (m ? m : n) + 1 }')
 [ "$(wc -l < all.csv)" = "$want" ] || die "one row per path: $(cat all.csv)"
-awk -F, 'NR > 1 && !($5 > 0 && $6 > 0 && $7 > 0 && $8 > 0 && $9 <= $8 &&
-    $8 <= $10) { print "bad row: " $0 }' all.csv
+awk -F, 'NR > 1 && !($6 > 0 && $7 > 0 && $8 > 0 && $9 > 0 && $10 <= $9 &&
+    $9 <= $11) { print "bad row: " $0 }' all.csv
 # --bench-kernel: one row per path and density, nanoseconds that make sense
 mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 3 \
     --mask-density 0,0.5 -o kern.csv

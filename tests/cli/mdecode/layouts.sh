@@ -1,0 +1,31 @@
+# Cache layouts read in place: [B, M, KH, D] (--kv-layout bmhd, or from the
+# shapes) and a paged cache with a block table and lengths give the bytes
+# the [B, KH, M, D] example gives.
+ex=$TESTDATA/mdecode-example.npy
+echo "-- bmhd: the shapes say so (KH 10 does not divide QH 4)"
+mdecode "$ex" > bhmd.npy
+mdecode "$TESTDATA/mdecode-bmhd.npy" | cmp - bhmd.npy && echo same
+mdecode --kv-layout bmhd --verbose --valid-length 7 "$TESTDATA/mdecode-bmhd.npy" 2>&1 >/dev/null |
+    grep layout | sed 's/read in .*/read in (time)/'
+echo "-- paged: sequence 0 is the example at length 7, sequence 1 at 5"
+mdecode --valid-length 7 --emit out -f csv "$ex" | sed 1d > want.csv
+mdecode --valid-length 5 --emit out -f csv "$ex" | sed 1d >> want.csv
+mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" \
+    --seq-lens "$TESTDATA/mdecode-paged-lens.npy" --emit out -f csv \
+    "$TESTDATA/mdecode-paged.npy" > paged.csv
+sed -n 1p paged.csv
+sed 1d paged.csv | cmp - want.csv && echo same
+echo "-- without --seq-lens, --valid-length is every sequence's length"
+mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" --valid-length 5 \
+    --emit lse -f csv "$TESTDATA/mdecode-paged.npy" |
+    awk '/^#/ || /inf/ { print; next } { printf "%.4f\n", $1 }'
+echo "-- the same from -q -k -v -m files, and CSV tables"
+tensor-cat --emit 0 "$TESTDATA/mdecode-paged.npy" > q.npy
+tensor-cat --emit 1 "$TESTDATA/mdecode-paged.npy" > k.npy
+tensor-cat --emit 2 "$TESTDATA/mdecode-paged.npy" > v.npy
+tensor-cat --emit 3 "$TESTDATA/mdecode-paged.npy" > m.npy
+tensor-cat -f csv "$TESTDATA/mdecode-paged-table.npy" > table.csv
+tensor-cat -f csv "$TESTDATA/mdecode-paged-lens.npy" > lens.csv
+cat table.csv lens.csv
+mdecode -q q.npy -k k.npy -v v.npy -m m.npy --block-table table.csv \
+    --seq-lens lens.csv --emit out -f csv | sed 1d | cmp - want.csv && echo same
