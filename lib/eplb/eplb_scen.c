@@ -400,7 +400,7 @@ swap_slots(struct sc *p, int a, int b)
 static void
 swaps(struct sc *p)
 {
-	struct swap best;
+	struct swap best = { 0 };	/* gcc 13 cannot see .a, .b set with .obj */
 	struct pair q;
 	double cur;
 	int s, k, g1, g2;
