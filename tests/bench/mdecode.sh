@@ -1,8 +1,8 @@
 #!/bin/sh
 # mdecode.sh - the mdecode benchmark, repeated: N invocations of
 # `mdecode --bench ARGS` (each with its own read-bandwidth probe), then, per
-# isa/threads/bsz row, the median over invocations of ms, gbps, peak_gbps
-# and frac_peak.  The machines are shared and their memory bandwidth moves
+# isa/threads/bsz/layout/density row, the median over invocations of ms,
+# gbps, probe_gbps and frac.  The machines are shared and their memory bandwidth moves
 # between minutes, hence several invocations and medians.
 #
 #   N=5 sh tests/bench/mdecode.sh [ARGS...]     (default N=3)
@@ -23,12 +23,12 @@ while [ $i -le "$n" ]; do
 	i=$((i + 1))
 done
 echo "-- median over $n invocations"
-echo "isa,threads,bsz,ms,gbps,peak_gbps,frac_peak"
+echo "isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac"
 # keep the order of the first table; median of each column per row key
 awk -F, 'FNR > 1 {
-	key = $1 "," $2 "," $3
+	key = $1 "," $2 "," $3 "," $4 "," $5
 	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
-	for (c = 4; c <= 7; c++) v[key, c, ++cnt[key, c]] = $c
+	for (c = 6; c <= 9; c++) v[key, c, ++cnt[key, c]] = $c
 }
 function med(key, c,   m, i, j, t, a) {
 	m = cnt[key, c]
@@ -40,6 +40,6 @@ function med(key, c,   m, i, j, t, a) {
 }
 END {
 	for (k = 1; k <= nk; k++)
-		printf "%s,%.3f,%.2f,%.2f,%.3f\n", order[k], med(order[k], 4),
-		    med(order[k], 5), med(order[k], 6), med(order[k], 7)
+		printf "%s,%.3f,%.2f,%.2f,%.3f\n", order[k], med(order[k], 6),
+		    med(order[k], 7), med(order[k], 8), med(order[k], 9)
 }' "$tmp"/run*.csv
