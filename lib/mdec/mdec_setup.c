@@ -93,6 +93,23 @@ check_mask(const struct mk_tensor *m, const char *name, struct mk_mdec *p,
 	return 0;
 }
 
+/* v must have k's 4-D shape. */
+static int
+same_kv(const struct mk_tensor *const t[MK_MDEC_NIN],
+    const char *const name[MK_MDEC_NIN], struct mk_err *e)
+{
+	char sh[128], sk[128];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (t[2]->shape[i] != t[1]->shape[i])
+			return mk_err_data(e, "%s: v has shape %s, k %s: they "
+			    "must be equal", name[2],
+			    shape(sh, sizeof(sh), t[2]),
+			    shape(sk, sizeof(sk), t[1]));
+	return 0;
+}
+
 /* Whether kv heads h fit q (and --kv-heads). */
 static int
 heads_fit(const struct mk_mdec *p, const struct mk_mdec_in *in, int64_t h)
@@ -132,7 +149,7 @@ check_cache(const struct mk_tensor *const t[MK_MDEC_NIN],
 {
 	const struct mk_tensor *k = t[1];
 	char sh[128], sq[128];
-	int i, lay, hd;
+	int lay, hd;
 
 	if (k->shape[0] != p->B || k->shape[3] != p->D)
 		return mk_err_data(e, "%s: k has shape %s, q %s: a KV cache "
@@ -143,12 +160,8 @@ check_cache(const struct mk_tensor *const t[MK_MDEC_NIN],
 	    k->shape[2] > INT32_MAX)
 		return mk_err_data(e, "%s: k has shape %s: KH and M must be at "
 		    "least 1", name[1], shape(sh, sizeof(sh), k));
-	for (i = 0; i < 4; i++)
-		if (t[2]->shape[i] != k->shape[i])
-			return mk_err_data(e, "%s: v has shape %s, k %s: they "
-			    "must be equal", name[2],
-			    shape(sh, sizeof(sh), t[2]),
-			    shape(sq, sizeof(sq), k));
+	if (same_kv(t, name, e) < 0)
+		return -1;
 	if ((lay = pick_layout(k, name[1], in, p, e)) < 0)
 		return -1;
 	hd = lay == MK_MDEC_BMHD ? 2 : 1;
@@ -259,8 +272,7 @@ check_paged(const struct mk_tensor *const t[MK_MDEC_NIN],
     struct mk_mdec *p, struct mk_err *e)
 {
 	const struct mk_tensor *k = t[1], *tt = t[4];
-	char sh[128], sq[128];
-	int i;
+	char sh[128];
 
 	if (in->layout >= 0 && in->layout != MK_MDEC_PAGED)
 		return mk_err_usage(e, "--block-table makes the cache paged: "
@@ -272,12 +284,8 @@ check_paged(const struct mk_tensor *const t[MK_MDEC_NIN],
 		return mk_err_data(e, "%s: k has shape %s: a paged cache is "
 		    "[blocks, block size, KH, D] with q's D = %d", name[1],
 		    shape(sh, sizeof(sh), k), p->D);
-	for (i = 0; i < 4; i++)
-		if (t[2]->shape[i] != k->shape[i])
-			return mk_err_data(e, "%s: v has shape %s, k %s: they "
-			    "must be equal", name[2],
-			    shape(sh, sizeof(sh), t[2]),
-			    shape(sq, sizeof(sq), k));
+	if (same_kv(t, name, e) < 0)
+		return -1;
 	if (!heads_fit(p, in, k->shape[2]))
 		return in->kv_heads > 0 && in->kv_heads != k->shape[2] ?
 		    mk_err_usage(e, "--kv-heads %d: k (%s, [blocks, block "

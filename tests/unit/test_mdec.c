@@ -185,6 +185,41 @@ poison(float *p, size_t n)
 		memcpy(&p[i], &u, 4);
 }
 
+/*
+ * Every path and 1-3 threads on problem p against x's reference, and
+ * against the generic path's gout if not NULL (a second opinion).
+ */
+static void
+check_all(const struct prob *x, const struct mk_mdec *p,
+    const struct mk_kern *tab, const char *what, const float *gout)
+{
+	size_t bh = (size_t)p->B * (size_t)p->QH, nout = bh * (size_t)p->D, i;
+	float *lse = malloc(bh * 4), *out = malloc(nout * 4);
+	struct mk_err e;
+	char w[200];
+	int isa, threads;
+
+	for (isa = 0; isa < MK_NISA; isa++) {
+		if (!mk_isa_supported((enum mk_isa)isa))
+			continue;
+		for (threads = 1; threads <= 3; threads++) {
+			poison(lse, bh);
+			poison(out, nout);
+			snprintf(w, sizeof(w), "%s %s %s threads %d", what,
+			    mk_dtype_name(p->dtype),
+			    mk_isa_name((enum mk_isa)isa), threads);
+			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
+			    lse, out, &e), 0);
+			CU_ASSERT(close_enough(x, lse, out, w));
+		}
+		for (i = 0; gout != NULL && i < nout; i++)
+			CU_ASSERT(fabsf(out[i] - gout[i]) <= 1e-5f *
+			    (fabsf(gout[i]) + 1.0f));
+	}
+	free(lse);
+	free(out);
+}
+
 static void
 test_paths(void)
 {
@@ -192,10 +227,9 @@ test_paths(void)
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
 	struct mk_err e;
-	char what[160];
-	size_t bh, nout;
-	float *lse, *out, *glse, *gout;
-	int s, t, i, isa, threads, ok;
+	size_t bh;
+	float *glse, *gout;
+	int s, t, i;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
@@ -204,38 +238,12 @@ test_paths(void)
 			make(&x, &shapes[s], dts[t], 1000u + (unsigned)s * 7u +
 			    (unsigned)t);
 			bh = (size_t)x.p.B * (size_t)x.p.QH;
-			nout = bh * (size_t)x.p.D;
-			lse = malloc(bh * 4);
-			out = malloc(nout * 4);
 			glse = malloc(bh * 4);
-			gout = malloc(nout * 4);
+			gout = malloc(bh * (size_t)x.p.D * 4);
 			CU_ASSERT_EQUAL_FATAL(mk_mdec_run(&x.p, &tab[0], 2,
 			    glse, gout, &e), 0);
-			for (isa = 0; isa < MK_NISA; isa++) {
-				if (!mk_isa_supported((enum mk_isa)isa))
-					continue;
-				for (threads = 1; threads <= 3; threads++) {
-					poison(lse, bh);
-					poison(out, nout);
-					snprintf(what, sizeof(what), "%s %s %s "
-					    "threads %d", shapes[s].what,
-					    mk_dtype_name(dts[t]),
-					    mk_isa_name((enum mk_isa)isa),
-					    threads);
-					CU_ASSERT_EQUAL(mk_mdec_run(&x.p,
-					    &tab[isa], threads, lse, out, &e),
-					    0);
-					ok = close_enough(&x, lse, out, what);
-					CU_ASSERT(ok);
-				}
-				/* and the generic path, as a second opinion */
-				for (i = 0; i < (int)nout; i++)
-					CU_ASSERT(fabsf(out[i] - gout[i]) <=
-					    1e-5f * (fabsf(gout[i]) + 1.0f));
-			}
+			check_all(&x, &x.p, tab, shapes[s].what, gout);
 			drop(&x);
-			free(lse);
-			free(out);
 			free(glse);
 			free(gout);
 		}
@@ -383,35 +391,6 @@ fit_reference(struct prob *x, int bs, const int64_t *lens, int share)
 	mk_mdec_reference(&x->p, x->rlse, x->rout);
 }
 
-/* Every path and 1-3 threads on problem p against x's reference. */
-static void
-check_all(const struct prob *x, const struct mk_mdec *p,
-    const struct mk_kern *tab, const char *what)
-{
-	size_t bh = (size_t)p->B * (size_t)p->QH, nout = bh * (size_t)p->D;
-	float *lse = malloc(bh * 4), *out = malloc(nout * 4);
-	struct mk_err e;
-	char w[200];
-	int isa, threads;
-
-	for (isa = 0; isa < MK_NISA; isa++) {
-		if (!mk_isa_supported((enum mk_isa)isa))
-			continue;
-		for (threads = 1; threads <= 3; threads++) {
-			poison(lse, bh);
-			poison(out, nout);
-			snprintf(w, sizeof(w), "%s %s %s threads %d", what,
-			    mk_dtype_name(p->dtype),
-			    mk_isa_name((enum mk_isa)isa), threads);
-			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
-			    lse, out, &e), 0);
-			CU_ASSERT(close_enough(x, lse, out, w));
-		}
-	}
-	free(lse);
-	free(out);
-}
-
 static const struct shape lshapes[] = {
 	{ 2, 8, 2, 128, 1000, 1003, 0.5, 0, "G4 D128" },
 	{ 3, 6, 2, 96, 130, 140, 0.3, 1, "G3 D96 masked rows" },
@@ -443,7 +422,7 @@ test_layouts(void)
 			    (unsigned)t);
 			p = as_bmhd(&x, &k, &v);
 			snprintf(what, sizeof(what), "%s bmhd", lshapes[s].what);
-			check_all(&x, &p, tab, what);
+			check_all(&x, &p, tab, what, NULL);
 			free(k);
 			free(v);
 			for (i = 0; i < 4; i++) {
@@ -459,7 +438,7 @@ test_layouts(void)
 				    &k, &v, &table);
 				snprintf(what, sizeof(what), "%s paged bs %d",
 				    lshapes[s].what, bss[i]);
-				check_all(&x, &p, tab, what);
+				check_all(&x, &p, tab, what, NULL);
 				free(k);
 				free(v);
 				free(table);
