@@ -140,7 +140,7 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 	double *fr = calloc((size_t)rounds + 1, sizeof(double));
 	volatile uint64_t sink = 0;
 	struct stamp a, b, c;
-	int r, n = 0, rc = -1;
+	int r, i, n = 0, rc = -1;
 
 	if (tk == NULL || tp == NULL || fr == NULL) {
 		mk_err_data(e, "out of memory");
@@ -158,21 +158,18 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
 			goto done;
 		c = stamp();
-		if (!whole(a, b, threads) || !whole(b, c, threads))
-			continue;
-		tp[n] = b.wall - a.wall;
-		tk[n] = c.wall - b.wall;
-		fr[n] = (bytes / tk[n]) / (2.0 * (double)kv / tp[n]);
-		n++;
-	}
-	if (n == 0) {	/* every round preempted: keep the last one anyway */
-		tp[0] = b.wall - a.wall;
-		tk[0] = c.wall - b.wall;
-		fr[0] = (bytes / tk[0]) / (2.0 * (double)kv / tp[0]);
+		/* kept rounds first; preempted ones fill from the end */
+		i = whole(a, b, threads) && whole(b, c, threads) ? n++ :
+		    rounds - 1 - (r - n);
+		tp[i] = b.wall - a.wall;
+		tk[i] = c.wall - b.wall;
+		fr[i] = (bytes / tk[i]) / (2.0 * (double)kv / tp[i]);
 	}
 	tm->kept = n;
 	tm->rounds = rounds;
-	n = n ? n : 1;
+	/* every round preempted (or passes too short for CPU time to tell,
+	 * as tiny problems are): the medians of all, kept 0 says so */
+	n = n ? n : rounds;
 	tm->ms = quantile(tk, n, 0.5);
 	tm->probe_gbps = 2.0 * (double)kv / (quantile(tp, n, 0.5) * 1e6);
 	tm->frac_q1 = quantile(fr, n, 0.25);
