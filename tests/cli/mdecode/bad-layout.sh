@@ -11,6 +11,10 @@ fails 2 mdecode -q q.npy -k k4.csv -v k4.csv
 mdecode --kv-layout bmhd -q q.npy -k k4.csv -v k4.csv --emit lse -f csv | sed -n 1p
 mdecode --kv-layout bhmd -q q.npy -k k4.csv -v k4.csv --emit lse -f csv | sed -n 1p
 fails 2 mdecode --kv-heads 4 --kv-layout bhmd -q q.npy -k k4.csv -v k4.csv
+echo "-- --kv-heads names the layout too (KH 4: [B, M, KH, D])"
+mdecode --kv-heads 4 --verbose -q q.npy -k k4.csv -v k4.csv --emit lse 2>&1 >/dev/null |
+    grep layout | sed 's/read in .*/read in (time)/'
+
 echo "-- options"
 fails 2 mdecode --kv-layout paged "$pg"
 fails 2 mdecode --kv-layout bmhd --block-table "$tab" "$pg"
@@ -20,6 +24,9 @@ fails 2 mdecode --block-table - < "$pg"
 fails 2 mdecode --bench --block-table "$tab"
 fails 2 mdecode --block-size 16 "$pg"
 fails 2 mdecode --bench --kv-layout bhmd,xy
+fails 2 mdecode --bench --block-size 0
+fails 2 mdecode --bench --kv-layout paged --block-size 100 --max-length 50 \
+    --bsz 1 --q-heads 4 --kv-heads 2 --dim 8 --reps 1
 echo "-- the block table"
 printf '4,1,9\n4,0,-1\n' > far.csv
 fails 1 mdecode --block-table far.csv --valid-length 9 "$pg"
