@@ -199,21 +199,28 @@ mk_opt_choice(const char *v, const char *const *names, int n,
 	    sizeof(list), names, n));
 }
 
-int
-mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
-    const char *what)
+/*
+ * Cut the comma-separated list s into at most max_n items, in buf (of
+ * LIST_MAX bytes); exits with status 2 if it is too long, has too many
+ * items or none.  Returns how many.
+ */
+#define LIST_MAX	512
+
+static int
+split_list(const char *s, const char *what, char *buf, char **item,
+    int max_n)
 {
-	char buf[512], *tok, *save;
+	char *tok, *save;
 	int n = 0;
 
-	if (strlen(s) >= sizeof(buf))
+	if (strlen(s) >= LIST_MAX)
 		mk_usage_error("%s: list too long", what);
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save)) {
 		if (n == max_n)
 			mk_usage_error("%s: at most %d values", what, max_n);
-		v[n++] = (int)mk_opt_int(tok, min, max, what);
+		item[n++] = tok;
 	}
 	if (n == 0)
 		mk_usage_error("%s: '%s' is an empty list", what, s);
@@ -221,27 +228,32 @@ mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
 }
 
 int
+mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
+    const char *what)
+{
+	char buf[LIST_MAX], *item[LIST_MAX / 2];
+	int i, n = split_list(s, what, buf, item, max_n < LIST_MAX / 2 ?
+	    max_n : LIST_MAX / 2);
+
+	for (i = 0; i < n; i++)
+		v[i] = (int)mk_opt_int(item[i], min, max, what);
+	return n;
+}
+
+int
 mk_opt_double_list(const char *s, double min, double max, double *v,
     int max_n, const char *what)
 {
-	char buf[512], *tok, *save;
-	int n = 0;
+	char buf[LIST_MAX], *item[LIST_MAX / 2];
+	int i, n = split_list(s, what, buf, item, max_n < LIST_MAX / 2 ?
+	    max_n : LIST_MAX / 2);
 
-	if (strlen(s) >= sizeof(buf))
-		mk_usage_error("%s: list too long", what);
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		if (n == max_n)
-			mk_usage_error("%s: at most %d values", what, max_n);
-		v[n] = mk_opt_double(tok, what);
-		if (v[n] < min || v[n] > max)
-			mk_usage_error("%s: %s is not in [%g, %g]", what, tok,
-			    min, max);
-		n++;
+	for (i = 0; i < n; i++) {
+		v[i] = mk_opt_double(item[i], what);
+		if (v[i] < min || v[i] > max)
+			mk_usage_error("%s: %s is not in [%g, %g]", what,
+			    item[i], min, max);
 	}
-	if (n == 0)
-		mk_usage_error("%s: '%s' is an empty list", what, s);
 	return n;
 }
 
@@ -275,22 +287,17 @@ int
 mk_opt_choice_list(const char *list, const char *const *names, int n,
     int *v, const char *what)
 {
-	char buf[256], *tok, *save;
-	int i, k, m = 0;
+	char buf[LIST_MAX], *item[LIST_MAX / 2];
+	int i, j, k, m = 0, ni = split_list(list, what, buf, item,
+	    LIST_MAX / 2);
 
-	if (strlen(list) >= sizeof(buf))
-		mk_usage_error("%s: list too long", what);
-	strcpy(buf, list);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		k = mk_opt_choice(tok, names, n, what);
+	for (j = 0; j < ni; j++) {
+		k = mk_opt_choice(item[j], names, n, what);
 		for (i = 0; i < m && v[i] != k; i++)
 			;
 		if (i == m)
 			v[m++] = k;
 	}
-	if (m == 0)
-		mk_usage_error("%s: '%s' is an empty list", what, list);
 	return m;
 }
 

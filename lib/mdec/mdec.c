@@ -268,6 +268,19 @@ by_row(const struct plan *pl, int64_t rows, int **fromp)
 	return order;
 }
 
+/* Inside a parallel region: the calling thread's slice of [0, n). */
+static void
+own_slice(size_t n, size_t *lo, size_t *hi)
+{
+	int tid = 0, nt = 1;
+
+#ifdef _OPENMP
+	tid = omp_get_thread_num();
+	nt = omp_get_num_threads();
+#endif
+	mk_slice(n, 4096, tid, nt, lo, hi);
+}
+
 /*
  * Map the pages of [p, p + n) in now, in one system call, rather than one
  * fault per few pages as the kernel walks them: for K and V memory-mapped
@@ -300,13 +313,8 @@ mk_mdec_populate(const void *p, size_t n, int threads)
 #pragma omp parallel num_threads(T)
 	{
 		size_t lo, hi;
-		int tid = 0, nt = 1;
 
-#ifdef _OPENMP
-		tid = omp_get_thread_num();
-		nt = omp_get_num_threads();
-#endif
-		mk_slice(n, 4096, tid, nt, &lo, &hi);
+		own_slice(n, &lo, &hi);
 		populate((const char *)p + lo, hi - lo);
 	}
 }
@@ -526,13 +534,8 @@ mk_read_sum(const struct mk_kern *k, const void *p, size_t n, int threads)
 #pragma omp parallel num_threads(T) reduction(+:total)
 	{
 		size_t lo, hi;
-		int tid = 0, nt = 1;
 
-#ifdef _OPENMP
-		tid = omp_get_thread_num();
-		nt = omp_get_num_threads();
-#endif
-		mk_slice(n, 4096, tid, nt, &lo, &hi);
+		own_slice(n, &lo, &hi);
 		total += k->read_sum((const char *)p + lo, hi - lo);
 	}
 	return total;
