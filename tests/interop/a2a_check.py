@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+from npstream import arrays
+
 BIN = os.environ["MOEKIT_BIN"]
 seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
 rng = np.random.default_rng(seed)
@@ -27,11 +29,7 @@ def run(args, data):
                        capture_output=True)
     if p.returncode != 0:
         fail("a2a-layout %s: %s" % (args, p.stderr.decode()))
-    f = io.BytesIO(p.stdout)
-    out = []
-    while f.tell() < len(p.stdout):
-        out.append(np.load(f))
-    return out
+    return arrays(p.stdout)
 
 
 def same(name, got, want):

@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from npstream import arrays
+
 BIN = os.environ["MOEKIT_BIN"]
 seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
 rng = np.random.default_rng(seed)
@@ -32,14 +34,6 @@ def run(args):
     if p.returncode != 0:
         fail("eplb-plan %s: %s" % (" ".join(args), p.stderr.decode()))
     return p.stdout
-
-
-def arrays(blob):
-    f = io.BytesIO(blob)
-    out = []
-    while f.tell() < len(blob):
-        out.append(np.load(f))
-    return out
 
 
 def close(what, got, want, rel=1e-9, tol=0.0):

@@ -18,6 +18,8 @@ import time
 
 import numpy as np
 
+from npstream import arrays
+
 BIN = os.environ["MOEKIT_BIN"]
 seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
 rng = np.random.default_rng(seed)
@@ -80,11 +82,7 @@ def run(args, data, env=None):
                        capture_output=True, env=env)
     if p.returncode != 0:
         fail("mdecode %s: %s" % (" ".join(args), p.stderr.decode()))
-    f = io.BytesIO(p.stdout)
-    out = []
-    while f.tell() < len(p.stdout):
-        out.append(np.load(f))
-    return out
+    return arrays(p.stdout)
 
 
 def close(what, got, want, kind):

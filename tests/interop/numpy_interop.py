@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from npstream import arrays as load_stream
+
 BIN = os.environ["MOEKIT_BIN"]
 TCAT = os.path.join(BIN, "tensor-cat")
 seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
@@ -22,14 +24,6 @@ def run(args, data=None):
     if p.returncode != 0:
         sys.exit("tensor-cat %s failed (seed %d): %s" % (args, seed, p.stderr.decode()))
     return p.stdout
-
-
-def load_stream(data):
-    f = io.BytesIO(data)
-    out = []
-    while f.tell() < len(data):
-        out.append(np.load(f))
-    return out
 
 
 def same(a, b, what):
