@@ -343,8 +343,10 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 	    (u->gout = page_alloc(u->bh * (size_t)b->D * 4, "out", e)) ==
 	    NULL)
 		return -1;
-	if (bufs_table(b, u, maxB, e) < 0)
-		return -1;
+	for (i = 0; i < b->nlayout; i++)
+		if (b->layout[i] == MK_MDEC_PAGED &&
+		    bufs_table(b, u, maxB, e) < 0)
+			return -1;
 	mk_mdec_fill(u->k, u->nkv, b->dtype, b->seed * 4 + 1, maxT);
 	mk_mdec_fill(u->v, u->nkv, b->dtype, b->seed * 4 + 2, maxT);
 	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, b->seed * 4, maxT);

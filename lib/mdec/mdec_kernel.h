@@ -429,8 +429,10 @@ walk_step(const struct mk_mdec_task *t, struct walk *k, int cur, int dt,
 {
 	int i = (cur + AHEAD) % (AHEAD + 1);
 
-	if (k->done || k->nb[cur] == 0)
-		return !(k->done = 1);
+	if (k->done || k->nb[cur] == 0) {
+		k->done = 1;
+		return 0;
+	}
 	if (AHEAD > 0)
 		k->nb[i] = scan_block(&k->sc, k->idx[i]);
 	one_block(t, &k->w, k->idx[cur], k->nb[cur], k->idx[i],

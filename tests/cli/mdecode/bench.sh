@@ -26,3 +26,6 @@ mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 3 \
 head -1 kern.csv
 awk -F, 'NR > 1 && !($2 == 4 && $3 == 64 && $5 > 0 && $6 > 0 && $6 <= $5) {
     print "bad row: " $0 }' kern.csv
+echo "-- a cache shorter than a block: fine unless paged is timed"
+mdecode --bench --max-length 20 --bsz 1 --reps 1 --isa generic --threads 1 |
+    cut -d, -f1-5
