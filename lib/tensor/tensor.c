@@ -50,6 +50,8 @@ mk_buf_reserve(struct mk_buf *b, size_t len)
 
 	if (b->base != NULL && len <= b->len)
 		return 0;
+	if (b->mapped == MK_BUF_FILE)	/* a file's pages do not grow */
+		return -1;
 	if (len < HUGE) {
 		/* 64-byte alignment keeps every dtype and SIMD load happy */
 		if (posix_memalign(&p, 64, len ? len : 1) != 0)

@@ -128,7 +128,7 @@ void		 mk_buf_unref(struct mk_buf *b);
  * Megabytes live in anonymous memory advised for 2 MiB pages and grow by
  * mremap: no copy, and a fault per 2 MiB rather than per 4 KiB (which
  * cost more than reading the data).  Returns 0, or -1 if memory ran out
- * (b unchanged).
+ * or b holds a file's pages (b unchanged).
  */
 int		 mk_buf_reserve(struct mk_buf *b, size_t len);
 
