@@ -239,6 +239,32 @@ merge_one(const float *st, struct layout y, const int *pc, int n, int G,
 }
 
 /*
+ * A query head holding NaN or an infinity scores NaN against every position
+ * (inf * 0, inf - inf), so softmax(q k) v is NaN: say so rather than let
+ * the comparisons drop every score and report the row fully masked.
+ */
+static int
+q_finite(const float *q, int D)
+{
+	int d;
+
+	for (d = 0; d < D; d++)
+		if (!isfinite(q[d]))
+			return 0;
+	return 1;
+}
+
+static void
+nan_head(float *lse, float *out, int D)
+{
+	int d;
+
+	*lse = NAN;
+	for (d = 0; d < D; d++)
+		out[d] = NAN;
+}
+
+/*
  * The pieces in row order, for the merge: order[from[r] .. from[r+1]) are
  * row r's (*fromp).  Returns order, or NULL if memory ran out.
  */
@@ -408,12 +434,17 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 #ifdef _OPENMP
 		acc += (size_t)omp_get_thread_num() * (size_t)p->D;
 #endif
-		for (g = 0; g < G; g++)
-			merge_one(st, y, order + from[r], from[r + 1] -
-			    from[r], G, g, p->D, ld,
-			    acc, lse + (size_t)r * (size_t)G + (size_t)g,
-			    out + ((size_t)r * (size_t)G + (size_t)g) *
-			    (size_t)p->D);
+		for (g = 0; g < G; g++) {
+			size_t h = (size_t)r * (size_t)G + (size_t)g;
+
+			if (!q_finite(p->q + h * (size_t)p->D, p->D))
+				nan_head(lse + h, out + h * (size_t)p->D,
+				    p->D);
+			else
+				merge_one(st, y, order + from[r], from[r + 1] -
+				    from[r], G, g, p->D, ld, acc, lse + h,
+				    out + h * (size_t)p->D);
+		}
 	}
 	rc = 0;
 done:
@@ -490,6 +521,13 @@ mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 			qo = ((size_t)b * (size_t)p->QH + (size_t)h) *
 			    (size_t)D;
 			oo = qo;
+			if (!q_finite(p->q + qo, D)) {
+				lse[(size_t)b * (size_t)p->QH + (size_t)h] =
+				    NAN;
+				for (d = 0; d < D; d++)
+					out[oo + (size_t)d] = NAN;
+				continue;
+			}
 			mx = -INFINITY;
 			for (pos = 0; pos < mk_mdec_len(p, b); pos++) {
 				if (masked(p, j, pos))
