@@ -119,7 +119,7 @@ void	mk_a2a_group_free(struct mk_a2a_group *g);
  * Compute every group-wide output of one step.  Ids outside [0, E) other
  * than the drop values are an error naming rank, token, slot and value
  * (ignored with c->lenient), and so is a token reaching more than 8 nodes.
- * where prefixes messages ("step 3").  Returns 0 or -1 with e filled.
+ * where prefixes messages, separator included ("t.npy: step 3, ").  Returns 0 or -1 with e filled.
  */
 int	mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	    struct mk_a2a_group *g, const char *where, struct mk_err *e);

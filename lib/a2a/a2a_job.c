@@ -150,7 +150,7 @@ mk_a2a_job_shape(const struct mk_a2a_job *j)
 static int
 next_batch(struct mk_a2a_job *j, struct mk_err *e)
 {
-	char where[MK_A2A_MAX_STEPS][64];
+	char where[MK_A2A_MAX_STEPS][320];
 	const char *wherev[MK_A2A_MAX_STEPS];
 	int b, nb;
 
@@ -159,10 +159,12 @@ next_batch(struct mk_a2a_job *j, struct mk_err *e)
 	if ((nb = mk_a2a_trace_next_steps(j->tr, j->st, j->nbmax, e)) <= 0)
 		return nb;
 	for (b = 0; b < nb; b++) {
-		where[b][0] = '\0';
 		if (j->sh.stepped)
-			snprintf(where[b], sizeof(where[b]), "step %d",
-			    j->step + b);
+			snprintf(where[b], sizeof(where[b]), "%.256s: step %d, ",
+			    mk_a2a_trace_name(j->tr), j->step + b);
+		else
+			snprintf(where[b], sizeof(where[b]), "%.256s: ",
+			    mk_a2a_trace_name(j->tr));
 		wherev[b] = where[b];
 	}
 	/* the mapping reads every rank first */

@@ -27,7 +27,7 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		    c->E, c->R);
 	if (c->K < 1 || c->K > MK_A2A_MAX_TOPK)
 		return mk_err_usage(e, "top-%d: DeepEP's dispatch kernels "
-		    "require K <= %d", c->K, MK_A2A_MAX_TOPK);
+		    "require 1 <= K <= %d", c->K, MK_A2A_MAX_TOPK);
 	if (c->C < 1)
 		return mk_err_usage(e, "no channels: --num-sms must be at "
 		    "least 2");
@@ -188,15 +188,15 @@ explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 		if (x >= 0 && x < E)
 			nodes |= (uint64_t)1 << (x / (E / c->R) / MK_A2A_NVL);
 		else if (x != -1 && !(triton && x == E) && !c->lenient)
-			return mk_err_data(e, "%s%srank %d, token %lld, slot %d: "
+			return mk_err_data(e, "%srank %d, token %lld, slot %d: "
 			    "expert %lld is not in [0, %lld) (-1%s means no "
-			    "expert; --lenient ignores it)", where,
-			    *where ? ", " : "", src, (long long)t, j,
+			    "expert; --lenient ignores it)", where, src,
+			    (long long)t, j,
 			    (long long)x, (long long)E, triton ? " or E" : "");
 	}
-	return mk_err_data(e, "%s%srank %d, token %lld: reaches %d nodes; "
-	    "DeepEP allows at most 8 (kNumTopkRDMARanks)", where,
-	    *where ? ", " : "", src, (long long)t, __builtin_popcountll(nodes));
+	return mk_err_data(e, "%srank %d, token %lld: reaches %d nodes; "
+	    "DeepEP allows at most 8 (kNumTopkRDMARanks)", where, src,
+	    (long long)t, __builtin_popcountll(nodes));
 }
 
 /* Piece p of a source rank of T tokens: whole channels. */

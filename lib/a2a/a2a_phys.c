@@ -84,11 +84,11 @@ mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
 				} else if (x == -1 || lenient) {
 					bufs[r][pos] = -1;
 				} else {
-					return mk_err_data(e, "%s%srank %d, "
+					return mk_err_data(e, "%srank %d, "
 					    "token %lld, slot %d: logical expert "
-					    "%lld is not in [0, %d)", where,
-					    *where ? ", " : "", r, (long long)t,
-					    j, (long long)x, m->E);
+					    "%lld is not in [0, %d)", where, r,
+					    (long long)t, j, (long long)x,
+					    m->E);
 				}
 			}
 		out->ids[r] = bufs[r];

@@ -30,7 +30,7 @@ void	mk_a2a_phys_free(struct mk_a2a_phys *m);
  * Map step in (logical ids, loaded: mk_a2a_step_load) to out (physical
  * ids, i32) into bufs[r] (at least T_r*K each).  -1 stays -1; other ids
  * outside [0, E) are an error, or -1 with lenient.  where prefixes
- * messages.  Returns 0 or -1 with e filled.
+ * messages, separator included.  Returns 0 or -1 with e filled.
  */
 int	mk_a2a_phys_map(const struct mk_a2a_phys *m,
 	    const struct mk_a2a_step *in, struct mk_a2a_step *out,

@@ -169,9 +169,10 @@ open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
 	if (h->shape[n - 3] < 1 || h->shape[n - 3] > MK_A2A_MAX_RANKS)
 		return mk_err_data(e, "%s: shape (%s): %lld ranks (1 to %d)",
 		    name, sb, (long long)h->shape[n - 3], MK_A2A_MAX_RANKS);
-	if (h->shape[n - 1] > INT32_MAX)
-		return mk_err_data(e, "%s: shape (%s): top-%lld", name, sb,
-		    (long long)h->shape[n - 1]);
+	if (h->shape[n - 1] < 1 || h->shape[n - 1] > MK_A2A_MAX_TOPK)
+		return mk_err_data(e, "%s: shape (%s): top-%lld; DeepEP's "
+		    "dispatch kernels take 1 to %d experts per token", name,
+		    sb, (long long)h->shape[n - 1], MK_A2A_MAX_TOPK);
 	/* [R, T, K] is read as the one step of [1, R, T, K], unstepped */
 	sh->stepped = n == 4;
 	sh->S = n == 4 ? (int)h->shape[0] : 1;
@@ -247,6 +248,12 @@ mk_a2a_trace_open(struct mk_src *s, int R, struct mk_err *e)
 		return NULL;
 	}
 	return tr;
+}
+
+const char *
+mk_a2a_trace_name(const struct mk_a2a_trace *tr)
+{
+	return mk_src_name(tr->s);
 }
 
 struct mk_a2a_trace_shape

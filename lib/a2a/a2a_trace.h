@@ -48,6 +48,9 @@ struct mk_a2a_trace	*mk_a2a_trace_open(struct mk_src *s, int R,
 /* Its shape. */
 struct mk_a2a_trace_shape mk_a2a_trace_shape(const struct mk_a2a_trace *tr);
 
+/* The trace's name in messages (its file, or "stdin"). */
+const char	*mk_a2a_trace_name(const struct mk_a2a_trace *tr);
+
 /*
  * The next steps into st[0..]: one, or up to nmax of a file read in place
  * (for mk_a2a_layout_steps).  They stay valid until the next call.

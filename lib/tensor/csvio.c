@@ -51,6 +51,8 @@ struct mk_csvstate {
 	struct meta	 meta, next;	/* next: a tensor line already seen */
 	int		 rows_seen;	/* data or header rows so far */
 	int		 header_done;
+	int		 ws;		/* fields split on blanks (np.savetxt's
+					 * default) rather than commas */
 	char		**cols;
 	int		 ncols_hdr;
 	int64_t		 ncols;		/* -1 until the first data row */
@@ -185,6 +187,7 @@ reset_tensor(struct mk_csvstate *c)
 	c->ncols_hdr = 0;
 	c->rows_seen = 0;
 	c->header_done = 0;
+	c->ws = 0;
 	c->ncols = -1;
 	c->nrows = 0;
 	c->infer_float = 0;
@@ -465,7 +468,13 @@ finish(struct mk_csvstate *c, struct mk_src *s, struct mk_tensor *t,
 		ndim = c->meta.ndim;
 		memcpy(shape, c->meta.shape, sizeof(shape));
 		want = mk_shape_nelem(ndim, shape, mk_dtype_size(dt));
-		if (want < 0 || (uint64_t)want != c->nvals)
+		if (want < 0)
+			return mk_err_data(e, "%s:%zu: tensor %s: shape (%s) "
+			    "holds more than 2^63 bytes of %s", s->name,
+			    c->meta.line, c->meta.has_name ? c->meta.name : "",
+			    mk_shape_str(sb, sizeof(sb), ndim, shape),
+			    mk_dtype_name(dt));
+		if ((uint64_t)want != c->nvals)
 			return mk_err_data(e, "%s:%zu: tensor %s has %zu values, "
 			    "but its shape (%s) needs %lld", s->name,
 			    c->meta.line, c->meta.has_name ? c->meta.name : "",
@@ -536,6 +545,88 @@ blank(const char *l, size_t n)
 	return 1;
 }
 
+/*
+ * The blank-separated fields of l: calls fn on each, returns how many.
+ */
+static size_t
+each_word(const char *l, size_t n, void (*fn)(void *, size_t, void *),
+    void *data)
+{
+	size_t i = 0, j, nw = 0;
+
+	for (;;) {
+		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+		if (i == n)
+			return nw;
+		for (j = i; j < n && l[j] != ' ' && l[j] != '\t'; j++)
+			;
+		if (fn != NULL)
+			fn((void *)(l + i), j - i, data);
+		nw++;
+		i = j;
+	}
+}
+
+/* Is every blank-separated word of l a number, and are there two or more? */
+static int
+numbers_by_blanks(const char *l, size_t n)
+{
+	struct mk_value v;
+	size_t i = 0, j, nw = 0;
+
+	for (;;) {
+		while (i < n && (l[i] == ' ' || l[i] == '\t'))
+			i++;
+		if (i == n)
+			return nw >= 2;
+		for (j = i; j < n && l[j] != ' ' && l[j] != '\t'; j++)
+			;
+		if (mk_csv_parse_number(l + i, j - i, &v) < 0)
+			return 0;
+		nw++;
+		i = j;
+	}
+}
+
+/*
+ * A header taken from a line without commas, now known to head blank-
+ * separated columns: its one name becomes one name per word.
+ */
+static void
+split_header(struct mk_csvstate *c, struct mk_src *s)
+{
+	char *line;
+
+	if (!c->header_done || c->ncols_hdr != 1)
+		return;
+	line = c->cols[0];
+	free(c->cols);
+	c->cols = NULL;
+	c->ncols_hdr = 0;
+	c->nf = c->alen = 0;
+	each_word(line, strlen(line), on_field, s);
+	free(line);
+	take_header(c, s);
+	c->nf = c->alen = 0;
+}
+
+/*
+ * Which separator a tensor's rows use, decided at its first data row:
+ * blanks when that row has no comma and two or more words that are all
+ * numbers (np.savetxt's default output), else commas.
+ */
+static void
+pick_separator(struct mk_csvstate *c, struct mk_src *s, const char *l,
+    size_t n)
+{
+	if (c->ncols >= 0 || c->ws || memchr(l, ',', n) != NULL ||
+	    memchr(l, '"', n) != NULL || !numbers_by_blanks(l, n))
+		return;
+	c->ws = 1;
+	split_header(c, s);
+}
+
 /* Does the tensor being built have anything in it yet? */
 static int
 started(const struct mk_csvstate *c)
@@ -569,6 +660,11 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 		c->line++;
 		if (n > 0 && l[n - 1] == '\r')
 			n--;
+		/* a UTF-8 byte order mark (Excel, PowerShell) */
+		if (c->line == 1 && n >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0) {
+			l += 3;
+			n -= 3;
+		}
 		if (!c->in_record) {
 			if (blank(l, n))
 				continue;
@@ -586,6 +682,17 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 				c->meta = m;
 				continue;
 			}
+		}
+		pick_separator(c, s, l, n);
+		if (c->failed)
+			goto bad;
+		if (c->ws) {
+			c->in_record = 1;
+			each_word(l, n, on_field, s);
+			on_row(0, s);
+			if (c->failed)
+				goto bad;
+			continue;
 		}
 		c->in_record = 1;
 		if (csv_parse(&c->p, l, n, on_field, on_row, s) != n) {

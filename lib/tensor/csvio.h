@@ -13,6 +13,10 @@
  *   - Data fields are numbers: decimal integers, decimal floats with an
  *     optional exponent, nan, inf, infinity (any case, optional sign), and
  *     true/false (as 1/0, for pandas booleans).  Hex is refused.
+ *   - Blank-separated rows (np.savetxt's default): a tensor whose first
+ *     data row has no comma or quote and two or more words, all numbers,
+ *     splits every row on runs of spaces and tabs (a header line before
+ *     it too).  A UTF-8 byte order mark opening the input is skipped.
  *   - The first data row of a tensor with a field that is not a number is
  *     a header of column names; it is kept in the tensor's cols and not
  *     counted as data.  A later non-number is an error (FILE:LINE).

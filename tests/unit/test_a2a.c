@@ -265,8 +265,8 @@ test_bad_ids(void)
 	s.ids[1] = ids[1];
 	s.T[0] = s.T[1] = 1;
 	CU_ASSERT_FATAL(mk_a2a_group_alloc(&g, &c) == 0);
-	CU_ASSERT_EQUAL(mk_a2a_layout(&c, &s, &g, "step 4", &e), -1);
-	CU_ASSERT_STRING_EQUAL(e.msg, "step 4, rank 0, token 0, slot 1: "
+	CU_ASSERT_EQUAL(mk_a2a_layout(&c, &s, &g, "t.npy: step 4, ", &e), -1);
+	CU_ASSERT_STRING_EQUAL(e.msg, "t.npy: step 4, rank 0, token 0, slot 1: "
 	    "expert 9 is not in [0, 8) (-1 means no expert; --lenient "
 	    "ignores it)");
 	c.lenient = 1;

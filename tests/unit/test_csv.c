@@ -60,6 +60,30 @@ test_numpy_pandas(void)
 	CU_ASSERT_STRING_EQUAL(t[0].cols[2], "load");
 	CU_ASSERT_EQUAL(((int64_t *)t[0].data)[8], 1);
 	mk_tensor_free(&t[0]);
+
+	/* np.savetxt's default: blanks between fields, a header line */
+	CU_ASSERT_EQUAL_FATAL(read_str("1.0e+00 -2.5e-01\n3 4\n", t, 2, &e),
+	    1);
+	CU_ASSERT_EQUAL(t[0].ndim, 2);
+	CU_ASSERT_EQUAL(t[0].shape[1], 2);
+	CU_ASSERT_EQUAL(((double *)t[0].data)[1], -0.25);
+	mk_tensor_free(&t[0]);
+	CU_ASSERT_EQUAL_FATAL(read_str("layer expert  load\n0\t0 10\n"
+	    "0 1 20\n", t, 2, &e), 1);
+	CU_ASSERT_EQUAL(t[0].ncols, 3);
+	CU_ASSERT_STRING_EQUAL(t[0].cols[0], "layer");
+	CU_ASSERT_STRING_EQUAL(t[0].cols[2], "load");
+	CU_ASSERT_EQUAL(((int64_t *)t[0].data)[5], 20);
+	mk_tensor_free(&t[0]);
+	/* a byte order mark before a header and before numbers */
+	CU_ASSERT_EQUAL_FATAL(read_str("\xef\xbb\xbf" "expert,load\n0,10\n", t,
+	    2, &e), 1);
+	CU_ASSERT_STRING_EQUAL(t[0].cols[0], "expert");
+	mk_tensor_free(&t[0]);
+	CU_ASSERT_EQUAL_FATAL(read_str("\xef\xbb\xbf" "7,8\n", t, 2, &e), 1);
+	CU_ASSERT_EQUAL(t[0].ncols, 0);
+	CU_ASSERT_EQUAL(((int64_t *)t[0].data)[0], 7);
+	mk_tensor_free(&t[0]);
 }
 
 static void

@@ -269,7 +269,7 @@ test_paths(void)
 static void
 test_nan_query(void)
 {
-	static const struct shape sh = { 2, 8, 2, 64, 300, 280, 0.3, 1,
+	static const struct shape sh = { 2, 8, 2, 64, 280, 300, 0.3, 1,
 	    "nan query" };
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
@@ -280,13 +280,16 @@ test_nan_query(void)
 	make(&x, &sh, MK_F16, 77);
 	x.q[1 * 64 + 5] = NAN;			/* b 0, head 1 */
 	x.q[(8 + 6) * 64 + 63] = INFINITY;	/* b 1, head 6 */
-	x.q[0 * 64] = -INFINITY;		/* b 0, head 0: kv row 0, full */
+	x.q[0 * 64] = -INFINITY;		/* b 0, head 0 */
+	x.q[6 * 64 + 3] = NAN;			/* b 0, head 6: kv row 1 */
+	/* kv rows 0 and 3 (heads 0-3, 12-15) are fully masked */
 	mk_mdec_reference(&x.p, x.rlse, x.rout);
-	CU_ASSERT(isnan(x.rlse[1]) && isnan(x.rlse[14]) && isnan(x.rlse[0]));
+	for (i = 0; i < 16; i++)
+		CU_ASSERT(!isnan(x.rlse[i]) == (i != 0 && i != 1 && i != 6 &&
+		    i != 14));
 	for (d = 0; d < 64; d++)
-		CU_ASSERT(isnan(x.rout[64 + d]));
-	for (i = 2; i < 16; i++)
-		CU_ASSERT(i == 14 || !isnan(x.rlse[i]));
+		CU_ASSERT(isnan(x.rout[6 * 64 + d]) && isnan(x.rout[64 + d]));
+	CU_ASSERT(isinf(x.rlse[12]) && !isinf(x.rlse[7]));
 	check_all(&x, &x.p, tab, "nan query", NULL);
 	drop(&x);
 }
