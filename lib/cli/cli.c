@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/threads.h"
+#include "cli/io.h"
 #include "cli/cli.h"
 #include "simd/cpu.h"
 #include "simd/kern.h"
@@ -38,6 +39,7 @@ mk_init(int argc, char **argv)
 	}
 	if (mk_kern_init(&e) < 0)
 		errx(e.status, "%s", e.msg);
+	mk_out_catch_signals();
 }
 
 void

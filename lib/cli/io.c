@@ -58,17 +58,61 @@ on_signal(int sig)
 }
 
 static void
-catch_signals(void)
+say(const char *s)
+{
+	(void)!write(STDERR_FILENO, s, strlen(s));
+}
+
+/*
+ * SIGBUS: a page of a mapped input is gone because another program
+ * shortened the file.  Remove the temporaries and say which file, as the
+ * pread path says it; any other bus error ends as a bus error.
+ */
+static void
+on_bus(int sig, siginfo_t *si, void *uc)
+{
+	const char *name = mk_mapped_file_at(si->si_addr);
+	int i;
+
+	(void)uc;
+	for (i = 0; i < MAX_PENDING; i++)
+		if (tmps[i] != NULL)
+			unlink(tmps[i]);
+	if (name == NULL) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	say(program_invocation_short_name);
+	say(": ");
+	say(name);
+	say(": the file shrank while it was being read\n");
+	_exit(MK_EXIT_DATA);
+}
+
+void
+mk_out_catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa;
+	static int done;
+	struct sigaction sa, old;
 	size_t i;
 
+	if (done++)
+		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigfillset(&sa.sa_mask);
+	/* a signal ignored from the start (nohup, a shell's & without job
+	 * control) stays ignored */
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		(void)sigaction(sigs[i], &sa, NULL);
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			(void)sigaction(sigs[i], &sa, NULL);
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = on_bus;
+	sa.sa_flags = SA_SIGINFO;
+	(void)sigaction(SIGBUS, &sa, NULL);
 }
 
 /* Free an output (its files are dealt with already). */
@@ -149,7 +193,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 	o->fmt = fmt;
 	if (!registered) {
 		atexit(mk_out_abandon);
-		catch_signals();
+		mk_out_catch_signals();
 		registered = 1;
 	}
 	if (path == NULL || strcmp(path, "-") == 0) {

@@ -44,6 +44,14 @@ struct mk_out {
 struct mk_out	*mk_out_open(const char *path, enum mk_fmt fmt);
 
 /*
+ * From the start of a run (mk_init): SIGINT, SIGTERM, SIGHUP and SIGPIPE
+ * remove every temporary output file and end the run as the signal would;
+ * SIGBUS on a mapped input that another program shortened removes them
+ * and says "TOOL: FILE: the file shrank while it was being read", exit 1.
+ */
+void		 mk_out_catch_signals(void);
+
+/*
  * Write one tensor (CSV: under its own name, else fallback, else its
  * index).  Exits with status 1 on a write error.
  */

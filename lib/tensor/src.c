@@ -82,6 +82,8 @@ mk_src_open(const char *path, struct mk_err *e)
 			s->map->mapped = MK_BUF_FILE;
 			s->map->base = m;
 			s->map->len = (size_t)st.st_size;
+			/* unnamed, a shrinking file is still caught */
+			(void)mk_buf_note_file(s->map, s->name);
 			s->p = m;
 			s->len = (size_t)st.st_size;
 			s->pos = (size_t)start;

@@ -80,11 +80,69 @@ mk_buf_reserve(struct mk_buf *b, size_t len)
 	return 0;
 }
 
+/*
+ * The noted file mappings.  A slot is filled (name first, then base) or
+ * emptied (base first) so that a signal handler reading it between two
+ * stores sees either no entry or a whole one.
+ */
+static struct {
+	const unsigned char *volatile base;
+	size_t		 len;
+	char		*name;
+} maps[MK_MAX_MAPS];
+
+int
+mk_buf_note_file(struct mk_buf *b, const char *name)
+{
+	char *copy;
+	int i;
+
+	for (i = 0; i < MK_MAX_MAPS && maps[i].base != NULL; i++)
+		;
+	if (i == MK_MAX_MAPS || (copy = strdup(name)) == NULL)
+		return -1;
+	maps[i].name = copy;
+	maps[i].len = b->len;
+	__atomic_store_n(&maps[i].base, b->base, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void
+forget_file(const void *base)
+{
+	char *name;
+	int i;
+
+	for (i = 0; i < MK_MAX_MAPS; i++)
+		if (maps[i].base == base) {
+			name = maps[i].name;
+			__atomic_store_n(&maps[i].base, NULL,
+			    __ATOMIC_RELEASE);
+			free(name);
+		}
+}
+
+const char *
+mk_mapped_file_at(const void *addr)
+{
+	const unsigned char *a = addr, *base;
+	int i;
+
+	for (i = 0; i < MK_MAX_MAPS; i++) {
+		base = __atomic_load_n(&maps[i].base, __ATOMIC_ACQUIRE);
+		if (base != NULL && a >= base && a < base + maps[i].len)
+			return maps[i].name;
+	}
+	return NULL;
+}
+
 void
 mk_buf_unref(struct mk_buf *b)
 {
 	if (b == NULL || --b->refs > 0)
 		return;
+	if (b->mapped == MK_BUF_FILE)
+		forget_file(b->base);
 	if (b->mapped)
 		munmap(b->base, b->len);
 	else

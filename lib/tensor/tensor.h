@@ -132,4 +132,19 @@ void		 mk_buf_unref(struct mk_buf *b);
  */
 int		 mk_buf_reserve(struct mk_buf *b, size_t len);
 
+/*
+ * Note that b (MK_BUF_FILE) maps the file called name, until its last
+ * reference goes: a SIGBUS handler can then say which file shrank under
+ * a mapping.  Returns 0, or -1 if memory ran out or MK_MAX_MAPS files are
+ * noted already (b is then simply not named).
+ */
+#define MK_MAX_MAPS	32
+int		 mk_buf_note_file(struct mk_buf *b, const char *name);
+
+/*
+ * The name of the noted file mapped at addr, or NULL.  Async-signal-safe:
+ * it only reads a table of pointers.
+ */
+const char	*mk_mapped_file_at(const void *addr);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -69,6 +70,40 @@ test_slurp(void)
 	mk_src_close(s);
 }
 
+/*
+ * A mapped file is named at every address of its pages (for the SIGBUS
+ * handler) while a tensor still holds them, and no longer once the last
+ * holder lets go.
+ */
+static void
+test_mapped_names(void)
+{
+	char path[] = "/tmp/moekit-map-XXXXXX";
+	const unsigned char *p;
+	struct mk_src *s;
+	struct mk_err e;
+	size_t n;
+	FILE *fp;
+	int fd;
+
+	CU_ASSERT_FATAL((fd = mkstemp(path)) >= 0);
+	CU_ASSERT_FATAL((fp = fdopen(fd, "w")) != NULL);
+	fputs("1,2,3\n4,5,6\n", fp);
+	fclose(fp);
+	CU_ASSERT_FATAL((s = mk_src_open(path, &e)) != NULL);
+	CU_ASSERT_EQUAL(mk_src_slurp(s, &p, &n, &e), 0);
+	CU_ASSERT_EQUAL(n, 12);
+	CU_ASSERT_PTR_NOT_NULL(mk_mapped_file_at(p));
+	if (mk_mapped_file_at(p) != NULL) {
+		CU_ASSERT_STRING_EQUAL(mk_mapped_file_at(p), path);
+		CU_ASSERT_STRING_EQUAL(mk_mapped_file_at(p + 11), path);
+	}
+	CU_ASSERT_PTR_NULL(mk_mapped_file_at(path));
+	mk_src_close(s);
+	CU_ASSERT_PTR_NULL(mk_mapped_file_at(p));
+	unlink(path);
+}
+
 void
 suite_stream(void)
 {
@@ -78,4 +113,5 @@ suite_stream(void)
 	CU_add_test(s, "format detection", test_format);
 	CU_add_test(s, "JSON is not a tensor stream", test_json_not_a_stream);
 	CU_add_test(s, "slurp", test_slurp);
+	CU_add_test(s, "mapped files named for SIGBUS", test_mapped_names);
 }
