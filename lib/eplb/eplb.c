@@ -4,6 +4,25 @@
 
 #include "eplb/eplb.h"
 
+/*
+ * best's search keeps, per node, a table of S x GPUs x S slot indices
+ * (S slots per GPU): a few MB at serving sizes, 2^50 bytes at
+ * -r 16777216 -G 1.  Refuse a size past MK_EPLB_SEARCH_MAX with the figure.
+ */
+static int
+best_fits(const struct mk_eplb_cfg *c, struct mk_err *e)
+{
+	double S = (double)(c->R / c->G), gpus = c->hier ? c->G / c->N : c->G;
+	double need = (8 + 4 * S) * S * gpus;
+
+	if (c->algo != MK_EPLB_BEST || need <= MK_EPLB_SEARCH_MAX)
+		return 0;
+	return mk_err_usage(e, "-a best: %.0f slots per GPU on %.0f GPUs "
+	    "per node need %.3g GB for the search (4 S^2 G bytes; at most "
+	    "%.0f GB); -a deepseek or -a waterfill plan without it", S, gpus,
+	    need / 1e9, MK_EPLB_SEARCH_MAX / 1e9);
+}
+
 int
 mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 {
@@ -48,7 +67,7 @@ mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 		    "limit of 62", c->K);
 	if (c->effort <= 0)
 		c->effort = MK_EPLB_EFFORT;
-	return 0;
+	return best_fits(c, e);
 }
 
 int

@@ -32,6 +32,9 @@ struct mk_eplb_out;
 
 enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
 
+/* The most memory best's search may take per node, bytes (mk_eplb_config) */
+#define MK_EPLB_SEARCH_MAX	4e9
+
 /*
  * Default search effort of best: swap steps per node and layer.  64 brings
  * the real DeepSeek-V3 dumps to a mean gap of about 1.0002 to the bound;
