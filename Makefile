@@ -7,6 +7,7 @@
 #   make asan | ubsan                       shorthands for the above
 #   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each
 #   make lint     mandoc -Tlint on every man page
+#   make valgrind one good and one bad run per tool under memcheck
 #   make install PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -67,10 +68,11 @@ BINS    = $(TOOLS:%=$(BUILD)/bin/%)
 
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-FUZZ_TARGETS = npy csv loads pt
+FUZZ_TARGETS = npy csv loads pt plan trace
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
+	valgrind \
 	lint install clean
 
 all: $(BINS) $(BUILD)/bin/test-unit $(BUILD)/bin/replay
@@ -194,6 +196,10 @@ ubsan:
 
 lint:
 	mandoc -Tlint -W warning man/*.1
+
+valgrind: all
+	$(call install_pkgs,valgrind)
+	MOEKIT_BIN=$(BUILD)/bin sh tests/valgrind.sh
 
 # ---------------------------------------------------------------- fuzz
 # The library is rebuilt with clang under build/fuzz (same rules, per-ISA

@@ -15,6 +15,8 @@ int	fuzz_npy_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_csv_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_loads_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_pt_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	fuzz_plan_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	fuzz_trace_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int nfiles;
 
@@ -39,6 +41,8 @@ replay_file(const char *path)
 	fuzz_csv_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	fuzz_loads_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	fuzz_pt_LLVMFuzzerTestOneInput(buf, (size_t)n);
+	fuzz_plan_LLVMFuzzerTestOneInput(buf, (size_t)n);
+	fuzz_trace_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	free(buf);
 	nfiles++;
 }
@@ -83,7 +87,7 @@ main(int argc, char *argv[])
 
 	for (i = 1; i < argc; i++)
 		replay(argv[i]);
-	printf("replay: %d files through fuzz_npy, fuzz_csv, fuzz_loads and "
-	    "fuzz_pt, no failure\n", nfiles);
+	printf("replay: %d files through fuzz_npy, fuzz_csv, fuzz_loads, "
+	    "fuzz_pt, fuzz_plan and fuzz_trace, no failure\n", nfiles);
 	return 0;
 }
