@@ -35,6 +35,7 @@ struct meta {
 
 struct mk_csvstate {
 	struct csv_parser p;
+	size_t		 blk;		/* libcsv's growth step, bytes */
 	int		 init;
 	size_t		 line;		/* number of the line being handled */
 	int		 in_record;	/* a record spans lines (open quote) */
@@ -151,11 +152,7 @@ state(struct mk_src *s)
 		free(c);
 		return NULL;
 	}
-	/*
-	 * libcsv grows a field's buffer by this much at a time (128 bytes
-	 * by default: a 1 MB field took 40 s under ASan, quadratic copying).
-	 */
-	csv_set_blk_size(&c->p, 1u << 16);
+	c->blk = 128;		/* libcsv's default */
 	c->init = 1;
 	c->ncols = -1;
 	src_set_reader(s, c, state_free);
@@ -700,6 +697,15 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 			continue;
 		}
 		c->in_record = 1;
+		/*
+		 * libcsv grows a field's buffer by its block size (128 bytes:
+		 * a 1 MB field took 40 s under ASan, copying quadratically);
+		 * a line's length covers any field in it.
+		 */
+		if (n >= c->blk) {
+			c->blk = n + 1;
+			csv_set_blk_size(&c->p, c->blk);
+		}
 		if (csv_parse(&c->p, l, n, on_field, on_row, s) != n) {
 			fail(c, s, "%s", csv_strerror(csv_error(&c->p)));
 			goto bad;
