@@ -122,9 +122,16 @@ whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 		    name, tr->nt, mk_shape_str(sb, sizeof(sb), t0->ndim,
 		    t0->shape));
 	}
-	for (i = 0; i < tr->nt; i++)
+	for (i = 0; i < tr->nt; i++) {
 		if ((sh->elem = id_dtype(tr->t[i].dtype, name, e)) < 0)
 			return -1;
+		/* the steps hand out one element size for every rank */
+		if (tr->t[i].dtype != t0->dtype)
+			return mk_err_data(e, "%s: tensor %d holds %s ids, "
+			    "tensor 0 %s; every rank's ids must have one dtype",
+			    name, i, mk_dtype_name(tr->t[i].dtype),
+			    mk_dtype_name(t0->dtype));
+	}
 	if (R > 0 && R != sh->R)
 		return mk_err_usage(e, "--ranks %d, but %s holds %d ranks", R,
 		    name, sh->R);

@@ -126,9 +126,11 @@ run(const uint8_t *data, size_t size, size_t drip, const int64_t *ids,
 		while ((r = mk_a2a_job_next(j, &v, &e)) > 0) {
 			const struct mk_a2a_cfg *c = mk_a2a_job_cfg(j);
 
-			FUZZ_CHECK(ids != NULL && v.step == steps);
-			if (c->style == MK_A2A_DEEPEP && dims[3] == c->K &&
-			    dims[1] == c->R)
+			FUZZ_CHECK(v.step == steps);
+			/* forms the count here does not read (2-D) are
+			 * only run */
+			if (ids != NULL && c->style == MK_A2A_DEEPEP &&
+			    dims[3] == c->K && dims[1] == c->R)
 				check_step(c, ids + (size_t)steps *
 				    (size_t)(dims[1] * dims[2] * dims[3]),
 				    dims[2], v.g);

@@ -15,3 +15,6 @@ cat > r.csv <<'CSV'
 0,1
 CSV
 a2a-layout -E 8 --num-sms 2 --rank 3 --emit num_tokens_per_rank,num_recv_tokens,send_head -f csv r.csv
+echo "-- one [T_r, K] per rank: one dtype for every rank (found by fuzz_trace)"
+printf '# name=a dtype=i64\n3,5\n1,2\n# name=b dtype=i32\n3,5\n1,2\n' > mixed.csv
+fails 1 a2a-layout -E 8 mixed.csv
