@@ -16,3 +16,7 @@ printf '# name=ids shape=2,2,1,2 dtype=i64\n0,1\n2,3\n0,1\n2,9\n' > b.csv
 tensor-cat -f npy b.csv > b.npy
 fails 1 a2a-layout -E 4 b.npy
 cat b.npy | fails 1 a2a-layout -E 4
+echo "-- a header claiming a 64 TB step: memory follows the bytes that arrive"
+cp "$TESTDATA/corpus/trace/bad-claim-64tb-step.npy" claim.npy
+cat claim.npy | fails 1 a2a-layout -E 8 --report
+fails 1 a2a-layout -E 8 --report claim.npy
