@@ -1,4 +1,6 @@
 /* a2a_report.c - the buffer-size report; see a2a_report.h. */
+#include <limits.h>
+
 #include "a2a/a2a_report.h"
 
 void
@@ -14,6 +16,15 @@ mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
 			t->max_rank = r;
 			t->max_step = step;
 		}
+		/*
+		 * Internode, DeepEP (567632d) also sets num_rdma_recv_tokens
+		 * to num_worst_tokens, which sizes send_nvl_head: the
+		 * forwarder writes rows up to the real count.
+		 */
+		if (g->recv_tokens[r] > t->max_worst)
+			t->max_worst = g->recv_tokens[r];
+		if (c->R > MK_A2A_NVL && g->rdma_recv_tokens[r] > t->max_worst)
+			t->max_worst = g->rdma_recv_tokens[r];
 		if (g->recv_rows[r] > t->max_rows)
 			t->max_rows = g->recv_rows[r];
 	}
@@ -91,7 +102,12 @@ trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	    (n > 0 ? n : 1));
 	count_row(fp, "trace.max_recv_rank", t->max_rank);
 	count_row(fp, "trace.max_recv_step", t->max_step);
-	count_row(fp, "trace.num_worst_tokens", t->max_recv);
+	count_row(fp, "trace.num_worst_tokens", t->max_worst);
+	if (c->R > MK_A2A_NVL)
+		fprintf(fp, "# trace.num_worst_tokens internode: the larger of "
+		    "the tokens a rank receives and those its RDMA rank "
+		    "receives (DeepEP 567632d); today's DeepEP refuses "
+		    "num_worst_tokens > 0 for internode dispatch\n");
 	row(fp, "trace.recv_x_bytes", (uint64_t)t->max_recv * xb);
 	count_row(fp, "trace.triton_recv_rows", t->max_rows);
 	count_row(fp, "trace.triton_output_rows", t->rows);
@@ -151,5 +167,15 @@ mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
 	if (rec_rdma >= MK_A2A_BYTES_CAP && rec_rdma != ll)
 		fprintf(fp, "# recommended_num_rdma_bytes is over the 32 GiB "
 		    "cap\n");
+	/* the Buffer constructor's asserts for normal (not LL) mode */
+	if (R > MK_A2A_NVL && rec_nvl > INT_MAX)
+		fprintf(fp, "# recommended_num_nvl_bytes is above INT_MAX "
+		    "(2147483647): DeepEP's Buffer asserts num_nvl_bytes <= "
+		    "INT_MAX when num_rdma_bytes > 0 (internode); lower "
+		    "--num-sms or the config's nvl_recv\n");
+	if ((rdma[0] > INT_MAX || rdma[1] > INT_MAX))
+		fprintf(fp, "# rdma_buffer_size_hint is above INT_MAX "
+		    "(2147483647): DeepEP's Buffer asserts num_rdma_bytes <= "
+		    "INT_MAX outside low-latency mode\n");
 	return 0;
 }

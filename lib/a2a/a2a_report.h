@@ -30,6 +30,8 @@ struct mk_a2a_sizing {
 struct mk_a2a_tally {
 	int	 steps;
 	int64_t	 max_recv;	/* tokens a rank received, at most */
+	int64_t	 max_worst;	/* num_worst_tokens that suffices: also
+				 * num_rdma_recv_tokens internode */
 	int	 max_rank, max_step;	/* where (the first such) */
 	double	 sum_recv;	/* over steps and ranks, for the mean */
 	int64_t	 max_rows;	/* Triton-distributed rows a rank needed */

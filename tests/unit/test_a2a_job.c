@@ -298,7 +298,9 @@ test_report(void)
 	struct mk_a2a_sizing sz = { 7168, 7168, 0, 24, 0, 1,
 	    { 24, 8, 512, 16, 128 } };
 	struct mk_a2a_cfg c = { 16, 256, 8, 12, MK_A2A_DEEPEP, 1, 0, 8, 1 };
-	struct mk_a2a_tally t = { 3, 77, 5, 2, 3000.0, 900, 2048 };
+	struct mk_a2a_tally t = { .steps = 3, .max_recv = 77, .max_worst = 80,
+	    .max_rank = 5, .max_step = 2, .sum_recv = 3000.0, .max_rows = 900,
+	    .rows = 2048 };
 	struct mk_err e;
 	char *buf = NULL;
 	size_t len;
@@ -314,6 +316,8 @@ test_report(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ntrace.max_recv_tokens,77,\n"
 	    "trace.mean_recv_tokens,62.5,\ntrace.max_recv_rank,5,\n"
 	    "trace.max_recv_step,2,\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ntrace.num_worst_tokens,80,\n"
+	    "# trace.num_worst_tokens internode:"));
 	CU_ASSERT_EQUAL(strncmp(buf, "quantity,bytes,mib\n# R=16 "
 	    "(internode), E=256, K=8", 44), 0);
 	free(buf);

@@ -24,3 +24,14 @@ a2a-layout -E 448 --max-tokens 2048 --hidden 5120 --report -o /dev/null r16b.csv
 a2a-layout -E 256 --report r16.csv 2> rep > tensors.npy
 head -1 rep
 tensor-cat --info tensors.npy | head -2
+echo "-- num_worst_tokens internode covers what a rank receives over RDMA"
+# rank 0 sends its 8 tokens to experts 8..15, one per rank of node 1: each
+# receives 1 token, but rank 8 receives all 8 over RDMA before forwarding
+awk 'BEGIN { print "# name=topk_idx shape=16,8,1 dtype=i64"; for (r = 0; r < 16; r++) for (t = 0; t < 8; t++) print (r == 0 ? 8 + t : -1) }' > w16.csv
+a2a-layout -E 16 --report -o /dev/null w16.csv | grep -e '^trace.max_recv_tokens' -e num_worst
+echo "-- limits DeepEP asserts: buffers above INT_MAX flagged, --max-tokens below the trace's tokens refused"
+gen 64 16 8 128 > r64.csv
+a2a-layout -E 128 --num-sms 132 --report -o /dev/null r64.csv | grep -e '^recommended' -e INT_MAX
+gen 8 6 2 16 > r8t6.csv
+fails 2 a2a-layout -E 16 --max-tokens 1 --report -o /dev/null r8t6.csv
+a2a-layout -E 16 --max-tokens 6 --report -o /dev/null r8t6.csv | grep low_latency
