@@ -23,6 +23,7 @@ struct opts {
 	struct mk_a2a_sizing sz;
 	const char	*phy2log, *input;
 	int		 layer;
+	int		 hidden_default;	/* --hidden left at 7168 */
 };
 
 /* The options of the table, by name. */
@@ -75,7 +76,8 @@ make_args(struct args *a)
 	    "receive counts up to A (default 1)");
 	a->config = arg_str0(NULL, "config", "NS,NR,RS,RR", "DeepEP chunk "
 	    "sizes (default: DeepEP's table for R)");
-	a->maxtok = arg_str0(NULL, "max-tokens", "M", "low-latency M / "
+	a->maxtok = arg_str0(NULL, "max-tokens,"
+	    "num-max-dispatch-tokens-per-rank", "M", "low-latency M / "
 	    "Triton-distributed max_tokens");
 	a->lenient = arg_lit0(NULL, "lenient", "ignore ids out of range, as "
 	    "DeepEP's get_dispatch_layout does");
@@ -166,6 +168,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (a.layer->count && o->phy2log == NULL)
 		mk_usage_error("--layer needs --phy2log");
 	sizing_args(&a, &o->sz);
+	o->hidden_default = a.hidden->count == 0 && a.hb->count == 0;
 	job_args(&a, o);
 	if (o->phy2log != NULL)
 		mk_opt_one_stdin(2, (const char *[]){ o->phy2log, o->input },
@@ -246,6 +249,11 @@ write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
+	/* 7168 is DeepSeek-V3's: say so once all went well (a Mixtral
+	 * trace needs 4096) */
+	if (o->job.report && o->hidden_default)
+		fprintf(stderr, "%s: note: --hidden not given; the sizes are "
+		    "for hidden 7168 (DeepSeek-V3)\n", mk_progname());
 }
 
 static int
