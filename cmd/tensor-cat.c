@@ -102,6 +102,8 @@ read_input(const char *path, struct input *in)
 		mk_fail(s, &e);
 	if (in->fmt == MK_FMT_AUTO && (fmt == MK_FMT_NPY || fmt == MK_FMT_CSV))
 		in->fmt = (enum mk_fmt)fmt;
+	if (in->fmt == MK_FMT_AUTO && fmt == MK_FMT_ZIP)
+		in->fmt = MK_FMT_NPZ;	/* an .npz in, an .npz out */
 	for (;;) {
 		if (in->n == in->cap) {
 			in->cap = in->cap ? in->cap * 2 : 16;

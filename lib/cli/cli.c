@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/threads.h"
@@ -48,8 +49,8 @@ mk_common_args(struct mk_common *c, int flags)
 	memset(c, 0, sizeof(*c));
 	if (flags & MK_OPT_FORMAT)
 		c->format = arg_str0("f", "format", flags & MK_OPT_SGLANG ?
-		    "csv|npy|sglang" : "csv|npy",
-		    "output format (default: the input's)");
+		    "csv|npy|npz|sglang" : "csv|npy|npz",
+		    "output format (default: -o FILE's extension, else the input's)");
 	c->flags = flags;
 	if (flags & MK_OPT_EMIT)
 		c->emit = arg_str0(NULL, "emit", "NAME[,NAME...]",
@@ -410,13 +411,34 @@ mk_ms_since(const struct timespec *t0)
 	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/*
+ * -o FILE without -f: the format its extension names (.csv .npy .npz, and
+ * .json for eplb-plan's SGLang file), else the tool's default.
+ */
+static enum mk_fmt
+format_of_name(const char *path, int flags)
+{
+	static const struct { const char *ext; enum mk_fmt fmt; } ext[] = {
+		{ ".csv", MK_FMT_CSV }, { ".npy", MK_FMT_NPY },
+		{ ".npz", MK_FMT_NPZ }, { ".json", MK_FMT_SGLANG } };
+	size_t n = strlen(path), i, l;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		l = strlen(ext[i].ext);
+		if (n > l && strcasecmp(path + n - l, ext[i].ext) == 0 &&
+		    (ext[i].fmt != MK_FMT_SGLANG || (flags & MK_OPT_SGLANG)))
+			return ext[i].fmt;
+	}
+	return MK_FMT_AUTO;
+}
+
 void
 mk_cli_parse(int argc, char **argv, void **argtable,
     const struct mk_common *c, const struct mk_usage *u, struct mk_opts *o)
 {
-	static const char *const formats[] = { "csv", "npy", "sglang" };
+	static const char *const formats[] = { "csv", "npy", "npz", "sglang" };
 	static const enum mk_fmt fmts[] = { MK_FMT_CSV, MK_FMT_NPY,
-	    MK_FMT_SGLANG };
+	    MK_FMT_NPZ, MK_FMT_SGLANG };
 	struct arg_end *end;
 	char desc[512];
 	int n, i;
@@ -458,11 +480,13 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	o->format = MK_FMT_AUTO;
 	if (c->format != NULL && c->format->count > 0)
 		o->format = fmts[mk_opt_choice(c->format->sval[0], formats,
-		    c->flags & MK_OPT_SGLANG ? 3 : 2, "--format")];
+		    c->flags & MK_OPT_SGLANG ? 4 : 3, "--format")];
 	if (c->emit != NULL && c->emit->count > 0)
 		o->emit = c->emit->sval[0];
 	if (c->output != NULL && c->output->count > 0)
 		o->output = c->output->filename[0];
+	if (o->format == MK_FMT_AUTO && o->output != NULL)
+		o->format = format_of_name(o->output, c->flags);
 	if (c->threads != NULL && c->threads->count > 0)
 		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
 		    "--threads");

@@ -124,6 +124,7 @@ release(struct mk_out *o)
 		__fpurge(o->fp);
 	if (o->fp != NULL && o->fp != stdout)
 		fclose(o->fp);
+	mk_npzw_free(&o->npz);
 	free(o->tmp);
 	free(o->path);
 	free(o);
@@ -197,9 +198,10 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		registered = 1;
 	}
 	if (path == NULL || strcmp(path, "-") == 0) {
-		if (fmt == MK_FMT_NPY && isatty(STDOUT_FILENO))
-			errx(MK_EXIT_USAGE, "refusing to write NPY to a "
-			    "terminal (use -f csv, -o FILE or a pipe)");
+		if (fmt != MK_FMT_CSV && isatty(STDOUT_FILENO))
+			errx(MK_EXIT_USAGE, "refusing to write %s to a "
+			    "terminal (use -f csv, -o FILE or a pipe)",
+			    fmt == MK_FMT_NPZ ? "NPZ" : "NPY");
 		open_stdout(o);
 		track(o);
 		return o;
@@ -258,6 +260,16 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 	if (o->fmt == MK_FMT_CSV) {
 		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
 		    shape, &e);
+	} else if (o->fmt == MK_FMT_NPZ) {
+		/* a member per tensor, named as CSV names it, once */
+		if (mk_npzw_has(&o->npz, name ? name : idx))
+			/* at exit, mk_out_abandon removes the temporaries */
+			errx(MK_EXIT_DATA, "%s: a second tensor named '%s': an "
+			    ".npz holds each name once (tensor-cat --names "
+			    "renames)", o->name, name ? name : idx);
+		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
+		r = mk_npzw_begin(&o->npz, o->fp, name ? name : idx, &e) < 0 ||
+		    mk_npzw_data(&o->npz, o->fp, hdr, hl, &e) < 0 ? -1 : 0;
 	} else {
 		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
 		r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
@@ -280,6 +292,8 @@ mk_out_data(struct mk_out *o, const void *data, size_t nelem)
 	if (o->fmt == MK_FMT_CSV)
 		r = mk_csv_write_values(o->fp, o->dtype, data, nelem, o->cols,
 		    &pos, &e);
+	else if (o->fmt == MK_FMT_NPZ)
+		r = mk_npzw_data(&o->npz, o->fp, data, nb, &e);
 	else
 		r = nb == 0 || fwrite(data, 1, nb, o->fp) == nb ? 0 : -1;
 	if (r < 0 || ferror(o->fp))
@@ -290,9 +304,15 @@ mk_out_data(struct mk_out *o, const void *data, size_t nelem)
 void
 mk_out_end(struct mk_out *o)
 {
+	struct mk_err e;
+
 	if (o->done != o->want)
 		errx(MK_EXIT_DATA, "internal error: %zu of %zu elements "
 		    "written", o->done, o->want);
+	errno = 0;
+	if (o->fmt == MK_FMT_NPZ && (mk_npzw_end(&o->npz, o->fp, &e) < 0 ||
+	    ferror(o->fp)))
+		write_failed(o->name, errno ? errno : EIO);
 	o->count++;
 }
 
@@ -355,8 +375,13 @@ mk_out_close(struct mk_out *o)
 {
 	int e = 0, i;
 
+	struct mk_err me;
+
 	errno = 0;
-	if (fflush(o->fp) != 0 || ferror(o->fp))
+	/* the archive's directory, once every member is in */
+	if (o->fmt == MK_FMT_NPZ && mk_npzw_finish(&o->npz, o->fp, &me) < 0)
+		e = errno ? errno : EIO;
+	if (e == 0 && (fflush(o->fp) != 0 || ferror(o->fp)))
 		e = errno ? errno : EIO;
 	if (o->fp != stdout && !o->held) {
 		if (fclose(o->fp) != 0 && e == 0)

@@ -19,6 +19,7 @@
 
 #include <stdio.h>
 
+#include "tensor/npzw.h"
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
 
@@ -29,7 +30,8 @@ struct mk_out {
 	char		*tmp;		/* temporary file being written */
 	int		 held;		/* stdout, held until the commit */
 	int		 closed;	/* closed cleanly, awaiting the commit */
-	enum mk_fmt	 fmt;		/* MK_FMT_NPY or MK_FMT_CSV */
+	enum mk_fmt	 fmt;		/* MK_FMT_NPY, MK_FMT_CSV or MK_FMT_NPZ */
+	struct mk_npzw	 npz;		/* the archive being written (NPZ) */
 	int		 count;		/* tensors written */
 	/* the tensor being streamed by mk_out_begin/data/end */
 	enum mk_dtype	 dtype;

@@ -12,6 +12,7 @@
 #include "tensor/json.h"
 #include "tensor/pt.h"
 #include "tensor/src.h"
+#include "tensor/npz.h"
 #include "tensor/zip.h"
 
 /*
@@ -216,6 +217,7 @@ loads_pt(struct mk_src *s, int window, int history, struct mk_loads *l,
     struct mk_err *e)
 {
 	const struct mk_pt_item *it;
+	struct mk_tensor npz;
 	struct mk_zip *z;
 	struct mk_pt pt;
 	int pkl, r = -1;
@@ -224,9 +226,17 @@ loads_pt(struct mk_src *s, int window, int history, struct mk_loads *l,
 	if ((z = mk_zip_open(s, e)) == NULL)
 		return -1;
 	if ((pkl = mk_pt_find(z)) < 0) {
-		mk_err_data(e, "%s: a zip archive without data.pkl: not a torch "
-		    ".pt file (eplb-plan reads SGLang's expert-distribution "
-		    "dumps)", mk_src_name(s));
+		/* np.savez's archive of one load tensor */
+		mk_tensor_init(&npz);
+		if (mk_zip_count(z) != 1)
+			mk_err_data(e, "%s: a zip archive without data.pkl and "
+			    "with %d members: neither a torch .pt file nor an "
+			    ".npz of one load tensor", mk_src_name(s),
+			    mk_zip_count(z));
+		else if (mk_npz_member(z, 0, &npz, e) == 1)
+			r = loads_tensor(&npz, mk_src_name(s), window,
+			    history, l, e);
+		mk_tensor_free(&npz);
 	} else if (mk_pt_read(z, pkl, &pt, e) == 0) {
 		it = mk_pt_get(&pt, "logical_count");
 		if (it == NULL || it->kind != MK_PT_TENSOR)

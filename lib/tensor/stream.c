@@ -8,6 +8,7 @@
 #include "tensor/npy.h"
 #include "tensor/src_impl.h"
 #include "tensor/stream.h"
+#include "tensor/npz.h"
 #include "tensor/zip.h"
 
 int
@@ -68,9 +69,8 @@ mk_src_next(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 		return mk_err_data(e, "%s: JSON input is not a tensor stream "
 		    "(only eplb-plan reads JSON load files)", s->name);
 	case MK_FMT_ZIP:
-		return mk_err_data(e, "%s: a zip archive (a torch .pt file?) is "
-		    "not a tensor stream (only eplb-plan reads torch .pt load "
-		    "dumps)", s->name);
+		r = mk_npz_read(s, t, e);
+		break;
 	default:
 		r = 0;
 		break;

@@ -21,7 +21,7 @@
  * or of an output (MK_FMT_SGLANG: eplb-plan's SGLang JSON).
  */
 enum mk_fmt { MK_FMT_AUTO, MK_FMT_NPY, MK_FMT_CSV, MK_FMT_JSON, MK_FMT_EMPTY,
-	MK_FMT_ZIP, MK_FMT_SGLANG };
+	MK_FMT_ZIP, MK_FMT_SGLANG, MK_FMT_NPZ };
 
 /*
  * The format of the input, from its first bytes (reading them if needed):

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tensor/npzw.h"
 #include "util.h"
 
 /*
@@ -355,6 +356,67 @@ test_mapped_file(void)
 	free(buf);
 }
 
+/*
+ * .npz written as a stream and read back by the stream reader (libzip):
+ * names, dtypes, shapes and bytes survive; zip's CRC-32 check value.
+ */
+static void
+test_npz_roundtrip(void)
+{
+	static const int64_t sh1[2] = { 2, 3 }, sh2[1] = { 5 };
+	int64_t a[6] = { 1, -2, 3, 1LL << 40, 5, -6 };
+	float b[5] = { 0.5f, -1.25f, 3e30f, 0, -0.0f };
+	char hdr[512], *buf = NULL;
+	struct mk_npzw z = { 0 };
+	struct mk_tensor t;
+	struct mk_src *s;
+	struct mk_err e;
+	size_t len = 0, hl;
+	FILE *fp;
+
+	CU_ASSERT_EQUAL(mk_crc32(0, "123456789", 9), 0xcbf43926u);
+	CU_ASSERT_EQUAL(mk_crc32(mk_crc32(0, "1234", 4), "56789", 5),
+	    0xcbf43926u);
+	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
+	hl = mk_npy_format_header(hdr, sizeof(hdr), MK_I64, 2, sh1);
+	CU_ASSERT(mk_npzw_begin(&z, fp, "phy2log", &e) == 0 &&
+	    mk_npzw_data(&z, fp, hdr, hl, &e) == 0 &&
+	    mk_npzw_data(&z, fp, a, sizeof(a), &e) == 0 &&
+	    mk_npzw_end(&z, fp, &e) == 0);
+	CU_ASSERT(mk_npzw_has(&z, "phy2log") && !mk_npzw_has(&z, "phy2"));
+	hl = mk_npy_format_header(hdr, sizeof(hdr), MK_F32, 1, sh2);
+	CU_ASSERT(mk_npzw_begin(&z, fp, "w", &e) == 0 &&
+	    mk_npzw_data(&z, fp, hdr, hl, &e) == 0 &&
+	    mk_npzw_data(&z, fp, b, 8, &e) == 0 &&
+	    mk_npzw_data(&z, fp, (char *)b + 8, sizeof(b) - 8, &e) == 0 &&
+	    mk_npzw_end(&z, fp, &e) == 0);
+	CU_ASSERT(mk_npzw_finish(&z, fp, &e) == 0);
+	fclose(fp);
+	CU_ASSERT_EQUAL(memcmp(buf, "PK\x03\x04", 4), 0);
+	CU_ASSERT_FATAL((s = mk_src_mem(buf, len, "x.npz", 7)) != NULL);
+	mk_tensor_init(&t);
+	CU_ASSERT_EQUAL_FATAL(mk_src_next(s, &t, &e), 1);
+	CU_ASSERT_STRING_EQUAL(t.name, "phy2log");
+	CU_ASSERT(t.dtype == MK_I64 && t.ndim == 2 && t.shape[1] == 3 &&
+	    memcmp(t.data, a, sizeof(a)) == 0);
+	CU_ASSERT_EQUAL_FATAL(mk_src_next(s, &t, &e), 1);
+	CU_ASSERT_STRING_EQUAL(t.name, "w");
+	CU_ASSERT(t.dtype == MK_F32 && t.nelem == 5 &&
+	    memcmp(t.data, b, sizeof(b)) == 0);
+	CU_ASSERT_EQUAL(mk_src_next(s, &t, &e), 0);
+	mk_tensor_free(&t);
+	mk_src_close(s);
+	/* a damaged member: its CRC no longer matches */
+	buf[len / 4] ^= 0x40;
+	s = mk_src_mem(buf, len, "bad.npz", 0);
+	mk_tensor_init(&t);
+	CU_ASSERT_EQUAL(mk_src_next(s, &t, &e), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(e.msg, "bad.npz"));
+	mk_tensor_free(&t);
+	mk_src_close(s);
+	free(buf);
+}
+
 void
 suite_npy(void)
 {
@@ -363,6 +425,7 @@ suite_npy(void)
 	CU_add_test(s, "versions 1.0, 2.0, 3.0", test_versions);
 	CU_add_test(s, "dict forms Python allows", test_dict_forms);
 	CU_add_test(s, "malformed headers", test_bad_headers);
+	CU_add_test(s, ".npz written and read back", test_npz_roundtrip);
 	CU_add_test(s, "bad framing and truncation", test_bad_framing);
 	CU_add_test(s, "huge claimed size on a pipe", test_huge_claim_on_pipe);
 	CU_add_test(s, "big-endian and Fortran order",

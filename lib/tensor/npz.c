@@ -1,0 +1,122 @@
+/* npz.c - .npz archives as tensor streams; see npz.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tensor/npy.h"
+#include "tensor/npz.h"
+#include "tensor/src_impl.h"
+#include "tensor/zip.h"
+
+/* A member's bytes are held whole while it is parsed: at most this many. */
+#define MEMBER_MAX	((size_t)1 << 40)
+
+struct npz {
+	struct mk_zip	*z;
+	int		 next;		/* the member to read next */
+};
+
+static void
+npz_free(void *p)
+{
+	struct npz *st = p;
+
+	mk_zip_close(st->z);
+	free(st);
+}
+
+/* name ends in ".npy"? */
+static int
+npy_member(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && strcmp(name + n - 4, ".npy") == 0;
+}
+
+/* The archive's state on s, opened (and its members checked) at first. */
+static struct npz *
+state(struct mk_src *s, struct mk_err *e)
+{
+	struct npz *st;
+	int i;
+
+	if (s->reader != NULL && s->reader_free == npz_free)
+		return s->reader;
+	if ((st = calloc(1, sizeof(*st))) == NULL)
+		return mk_err_data(e, "%s: out of memory", s->name), NULL;
+	if ((st->z = mk_zip_open(s, e)) == NULL) {
+		free(st);
+		return NULL;
+	}
+	src_set_reader(s, st, npz_free);
+	for (i = 0; i < mk_zip_count(st->z); i++)
+		if (!npy_member(mk_zip_name(st->z, i)))
+			return mk_err_data(e, "%s: a zip archive whose member "
+			    "'%s' is not NAME.npy: not an .npz (%s)", s->name,
+			    mk_zip_name(st->z, i), strstr(mk_zip_name(st->z, i),
+			    "data.pkl") != NULL ? "a torch .pt file: only "
+			    "eplb-plan reads those, SGLang's load dumps" :
+			    "np.savez writes NAME.npy members"), NULL;
+	return st;
+}
+
+int
+mk_npz_member(struct mk_zip *z, int i, struct mk_tensor *t, struct mk_err *e)
+{
+	const char *name = mk_zip_name(z, i), *file = mk_zip_file(z);
+	struct mk_src *m;
+	char *where = NULL, *tname = NULL;
+	void *p = NULL;
+	size_t n;
+	int r = -1;
+
+	mk_tensor_free(t);
+	if (!npy_member(name))
+		return mk_err_data(e, "%s: member '%s' is not NAME.npy", file,
+		    name);
+	if (mk_zip_read(z, i, MEMBER_MAX, &p, &n, e) < 0)
+		return -1;
+	/* messages name the member: "plan.npz:phy2log.npy: ..." */
+	if ((where = malloc(strlen(file) + strlen(name) + 2)) == NULL ||
+	    (tname = strdup(name)) == NULL) {
+		mk_err_data(e, "%s: out of memory", file);
+		goto out;
+	}
+	sprintf(where, "%s:%s", file, name);
+	tname[strlen(tname) - 4] = '\0';
+	if ((m = mk_src_mem(p, n, where, 0)) == NULL) {
+		mk_err_data(e, "%s: out of memory", file);
+		goto out;
+	}
+	r = mk_npy_read(m, t, e);
+	mk_src_close(m);
+	if (r == 0)
+		r = mk_err_data(e, "%s: an empty member", where);
+	if (r == 1 && mk_tensor_set_name(t, tname) < 0)
+		r = mk_err_data(e, "%s: out of memory", file);
+out:
+	if (r != 1)
+		mk_tensor_free(t);
+	free(where);
+	free(tname);
+	free(p);
+	return r;
+}
+
+int
+mk_npz_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
+{
+	struct npz *st;
+	int r;
+
+	mk_tensor_free(t);
+	if ((st = state(s, e)) == NULL)
+		return -1;
+	if (st->next >= mk_zip_count(st->z))
+		return 0;
+	if ((r = mk_npz_member(st->z, st->next, t, e)) == 1) {
+		st->next++;
+		s->index++;
+	}
+	return r;
+}

@@ -1,0 +1,52 @@
+/*
+ * npzw.h - writing numpy's .npz as a stream: each tensor a stored (not
+ * compressed) NAME.npy member, written as it comes with a data
+ * descriptor after it, so no size is needed ahead and a pipe works.
+ * Always Zip64 (members and archives past 4 GiB need it; Python's zipfile
+ * and libzip read it at any size).  np.load("x.npz")["NAME"] reads it.
+ *
+ *	mk_npzw_begin(&z, fp, "phy2log", e); mk_npzw_data(...)...;
+ *	mk_npzw_end(&z, fp, e); ... mk_npzw_finish(&z, fp, e);
+ */
+#ifndef MK_NPZW_H
+#define MK_NPZW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/errmsg.h"
+
+struct mk_npzw_entry;
+
+struct mk_npzw {
+	uint64_t		 off;	/* bytes written so far */
+	struct mk_npzw_entry	*ent;	/* members, for the directory */
+	int			 n, cap;
+	uint32_t		 crc;	/* of the member being written */
+	uint64_t		 size;
+};
+
+/* Start member NAME.npy.  Returns 0, or -1 (write error or memory). */
+int	mk_npzw_begin(struct mk_npzw *z, FILE *fp, const char *name,
+	    struct mk_err *e);
+
+/* Its next n bytes.  Returns 0 or -1. */
+int	mk_npzw_data(struct mk_npzw *z, FILE *fp, const void *p, size_t n,
+	    struct mk_err *e);
+
+/* End the member (its data descriptor).  Returns 0 or -1. */
+int	mk_npzw_end(struct mk_npzw *z, FILE *fp, struct mk_err *e);
+
+/* Write the central directory, and free z.  Returns 0 or -1. */
+int	mk_npzw_finish(struct mk_npzw *z, FILE *fp, struct mk_err *e);
+
+/* Has a member NAME.npy been started? */
+int	mk_npzw_has(const struct mk_npzw *z, const char *name);
+
+/* Free z without finishing (an abandoned output). */
+void	mk_npzw_free(struct mk_npzw *z);
+
+/* CRC-32 (zip's, IEEE 802.3) of p[0..n) continuing from crc (start: 0). */
+uint32_t	mk_crc32(uint32_t crc, const void *p, size_t n);
+
+#endif
