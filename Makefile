@@ -9,6 +9,7 @@
 #   make lint     mandoc -Tlint on every man page
 #   make valgrind one good and one bad run per tool under memcheck
 #   make install PREFIX=/usr/local DESTDIR=
+#   make uninstall PREFIX=/usr/local DESTDIR=   removes exactly what install put
 #   make clean
 #
 # `demo` and `check` first run `deps`, which installs missing Debian packages
@@ -73,7 +74,7 @@ FUZZ_TARGETS = npy csv loads pt plan trace
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
 	valgrind \
-	lint install clean
+	lint install uninstall clean
 
 all: $(BINS) $(BUILD)/bin/test-unit $(BUILD)/bin/replay
 
@@ -228,6 +229,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+uninstall:
+	rm -f $(TOOLS:%=$(DESTDIR)$(PREFIX)/bin/%) \
+	    $(TOOLS:%=$(DESTDIR)$(PREFIX)/share/man/man1/%.1)
 
 clean:
 	rm -rf build

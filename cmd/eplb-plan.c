@@ -40,7 +40,7 @@ static const struct mk_optspec spec[NOPT] = {
 	[O_HISTORY] = { 's', NULL, "history", "K", "K windows: K scenarios" },
 	[O_SKIP] = { 'l', NULL, "skip-zero-layers", NULL, "drop all-zero "
 	    "(dense) layers" },
-	[O_WIDTH] = { 's', NULL, "log2phy-width", "seed|max", "R-E+1 or the "
+	[O_WIDTH] = { 's', NULL, "log2phy-width", "full|max", "R-E+1 or the "
 	    "largest count" },
 	[O_PREV] = { 'f', NULL, "prev", "PLAN", "previous phy2log: move the "
 	    "fewest experts" },
@@ -70,7 +70,7 @@ static const struct mk_usage usage = {
 	"-r R | --num-redundant-experts N -G G [-n N] [-g K] "
 	    "[--policy auto|hierarchical|global] [-a deepseek|waterfill|best] "
 	    "[--objective mean|worst] [--window N [--history K]] "
-	    "[--skip-zero-layers] [--log2phy-width seed|max] "
+	    "[--skip-zero-layers] [--log2phy-width full|max] "
 	    "[--prev PLAN [--min-gain X]] [--eval PLAN] [--stats] "
 	    "[--report FILE] [--effort N] [-f csv|npy|sglang] [--emit LIST] "
 	    "[-o FILE] [--threads N] [-hVv] [FILE ...]",
@@ -121,7 +121,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	static const char *const policies[] = { "auto", "hierarchical",
 	    "global" };
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
-	static const char *const widths[] = { "seed", "max" };
+	/* "seed": the earlier name of full, still accepted */
+	static const char *const widths[] = { "full", "max", "seed" };
 	static const char *const objs[] = { "mean", "worst" };
 	struct arg_file *files;
 	struct mk_common c;
@@ -149,8 +150,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->history = (int)mk_arg_int(a[O_HISTORY], 1, MK_EPLB_MAX_SCENARIOS,
 	    1, "--history");
 	o->skip_zero = ((struct arg_lit *)a[O_SKIP])->count > 0;
-	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 2, 0,
-	    "--log2phy-width");
+	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 3, 0,
+	    "--log2phy-width") == 1;
 	o->report = mk_arg_file(a[O_REPORT]);
 	o->stats = ((struct arg_lit *)a[O_STATS])->count > 0 || o->report;
 	o->prev = mk_arg_file(a[O_PREV]);
