@@ -21,7 +21,7 @@
 
 enum { O_R, O_NRED, O_G, O_N, O_K, O_POLICY, O_ALGO, O_OBJ, O_WINDOW,
 	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_EVAL, O_STATS, O_REPORT,
-	O_EFFORT, O_FILES, NOPT };
+	O_PLOT, O_EFFORT, O_FILES, NOPT };
 
 static const struct mk_optspec spec[NOPT] = {
 	[O_R] = { 's', "r", "replicas", "R", "slots per layer (or the next)" },
@@ -49,6 +49,8 @@ static const struct mk_optspec spec[NOPT] = {
 	[O_EVAL] = { 'f', NULL, "eval", "PLAN", "score PLAN on the loads" },
 	[O_STATS] = { 'l', NULL, "stats", NULL, "statistics on stderr (CSV)" },
 	[O_REPORT] = { 'f', NULL, "report", "FILE", "the statistics to FILE" },
+	[O_PLOT] = { 'f', NULL, "plot", "FILE.svg", "a picture: GPU loads per "
+	    "layer, before and after" },
 	[O_EFFORT] = { 's', NULL, "effort", "N", "best's search steps (default "
 	    "64)" },
 	[O_FILES] = { 'F', NULL, NULL, "FILE", "loads, a scenario each "
@@ -61,7 +63,7 @@ struct opts {
 	int		 redundant;	/* --num-redundant-experts, or -1 */
 	int		 policy, window, history, skip_zero, width_max, stats;
 	double		 min_gain;	/* -1: always the new plan */
-	const char	*report, *prev, *eval;
+	const char	*report, *prev, *eval, *plot;
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
 };
@@ -72,7 +74,8 @@ static const struct mk_usage usage = {
 	    "[--objective mean|worst] [--window N [--history K]] "
 	    "[--skip-zero-layers] [--log2phy-width full|max] "
 	    "[--prev PLAN [--min-gain X]] [--eval PLAN] [--stats] "
-	    "[--report FILE] [--effort N] [-f csv|npy|sglang] [--emit LIST] "
+	    "[--report FILE] [--plot FILE.svg] [--effort N] [-f csv|npy|npz|sglang] "
+	    "[--emit LIST] "
 	    "[-o FILE] [--threads N] [-hVv] [FILE ...]",
 	"Plan where expert replicas live from expert load logs.",
 	"Outputs, in order: phy2log [L,R], log2phy [L,E,X], logcnt [L,E] (i64);\n"
@@ -153,6 +156,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 3, 0,
 	    "--log2phy-width") == 1;
 	o->report = mk_arg_file(a[O_REPORT]);
+	o->plot = mk_arg_file(a[O_PLOT]);
 	o->stats = ((struct arg_lit *)a[O_STATS])->count > 0 || o->report;
 	o->prev = mk_arg_file(a[O_PREV]);
 	o->eval = mk_arg_file(a[O_EVAL]);
@@ -305,6 +309,39 @@ make_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan,
 		keep_prev(o, ld, *prev, plan);
 }
 
+/* --plot: the plan's (or --eval's) GPU loads beside no EPLB or --prev. */
+static void
+plot(const struct opts *o, const struct mk_loads *ld, FILE *fp,
+    const struct mk_eplb_out *plan, const int64_t *prev)
+{
+	struct mk_eplb_out before = { 0 };
+	struct mk_eplb_picture pic;
+	struct mk_err e;
+	char title[300];
+
+	snprintf(title, sizeof(title), "eplb-plan: %s%s", o->nfiles ?
+	    o->files[0] : "stdin", o->nfiles > 1 ? " and more" : "");
+	memset(&pic, 0, sizeof(pic));
+	pic.c = &o->cfg;
+	pic.w = ld->w;
+	pic.S = ld->S;
+	pic.L = ld->L;
+	pic.layer = ld->layer;
+	pic.after = plan;
+	pic.before_name = "no EPLB";
+	pic.title = title;
+	if (prev != NULL) {
+		if (mk_eplb_out_from(&o->cfg, prev, ld->L, 0, &before, &e) < 0)
+			mk_fail(NULL, &e);
+		pic.before = &before;
+		pic.before_name = "--prev";
+	}
+	if (mk_eplb_plot(fp, &pic, &e) < 0)
+		mk_fail(NULL, &e);
+	if (prev != NULL)
+		mk_eplb_out_free(&before);
+}
+
 /*
  * The outputs: --eval's table (on stdout, or beside --emit gpu_load), a
  * plan's tensors or SGLang's JSON, and the statistics asked for.  Output
@@ -315,7 +352,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
     const struct mk_eplb_out *plan, const int64_t *prev)
 {
 	static const char *const evals[] = { "gpu_load" };
-	struct mk_out *w, *rep;
+	struct mk_out *w, *rep, *pic;
 	struct mk_err e;
 	int64_t *buf = NULL;
 	int order[8], i, n;
@@ -324,6 +361,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 	    0) : mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
 	/* the report first: stdout opened after it is held till both are done */
 	rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
+	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, o->eval && n == 0 ? MK_FMT_CSV :
 	    o->c.format != MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ?
 	    MK_FMT_CSV : MK_FMT_NPY);
@@ -341,6 +379,10 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
 	    plan, prev, o->eval != NULL, &e) < 0)
 		mk_fail(NULL, &e);
+	if (pic != NULL) {
+		plot(o, ld, pic->fp, plan, prev);
+		mk_out_close(pic);
+	}
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);

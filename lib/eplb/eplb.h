@@ -321,4 +321,24 @@ int	mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S,
 	    struct mk_eplb_out *plan, double *before, double *after,
 	    struct mk_err *e);
 
+/* What --plot draws. */
+struct mk_eplb_picture {
+	const struct mk_eplb_cfg *c;
+	const double		*w;	/* loads [S][L][E] */
+	int			 S, L;
+	const int		*layer;	/* [L] input layer of each row, or NULL */
+	const struct mk_eplb_out *after;	/* the plan */
+	const struct mk_eplb_out *before;	/* --prev, or NULL: no EPLB */
+	const char		*before_name;	/* "no EPLB" or "--prev" */
+	const char		*title;
+};
+
+/*
+ * An SVG picture to fp: per layer x GPU heatmaps of each GPU's load over
+ * its layer's mean, before and after, and each layer's balancedness
+ * beside them; the numbers on hover.  Returns 0, or -1 (memory) with e
+ * filled; write errors are fp's.
+ */
+int	mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e);
+
 #endif

@@ -27,3 +27,18 @@ only_files() {
 	[ "$_got" = "$* " ] || [ "$_got" = "$*" ] ||
 	    die "directory holds '$_got', want '$*'"
 }
+
+# render FILE.svg: draw it with a real renderer (librsvg's rsvg-convert)
+# and print what came out: "FILE.svg: PNG WxH" (the width and height from
+# the PNG's IHDR), or fail if it does not render.
+render() {
+	rsvg-convert -o "$1.png" "$1" 2>.render-err ||
+	    die "rsvg-convert $1: $(cat .render-err)"
+	rm -f .render-err
+	[ "$(od -An -c -j1 -N3 "$1.png" | tr -d ' ')" = PNG ] ||
+	    die "$1.png is not a PNG"
+	_w=$(od -An -tu1 -j16 -N4 "$1.png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	_h=$(od -An -tu1 -j20 -N4 "$1.png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	echo "$1: PNG ${_w}x${_h}"
+	rm -f "$1.png"
+}

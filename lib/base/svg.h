@@ -1,0 +1,56 @@
+/*
+ * svg.h - a small SVG writer for the tools' pictures: shapes and text
+ * with the numbers on hover (an element's <title>), two colour scales.
+ * It writes to a stdio stream; write errors are the stream's (ferror).
+ *
+ *	mk_svg_open(fp, 800, 600, "title");
+ *	mk_svg_rect(fp, x, y, w, h, fill, "GPU %d: %g", g, v);
+ *	mk_svg_close(fp);
+ */
+#ifndef MK_SVG_H
+#define MK_SVG_H
+
+#include <stdio.h>
+
+/* The document: width and height in pixels, a title for the viewer. */
+void	mk_svg_open(FILE *fp, int w, int h, const char *title);
+void	mk_svg_close(FILE *fp);
+
+/* Text at (x, y): anchor "start", "middle" or "end"; size in pixels. */
+void	mk_svg_text(FILE *fp, double x, double y, const char *anchor,
+	    int size, const char *fmt, ...) __attribute__((format(printf, 6,
+	    7)));
+
+/* Vertical text (an axis label), centred at (x, y). */
+void	mk_svg_vtext(FILE *fp, double x, double y, int size, const char *s);
+
+/* A filled rectangle; tip (printf format, may be NULL) shows on hover. */
+void	mk_svg_rect(FILE *fp, double x, double y, double w, double h,
+	    const char *fill, const char *tip, ...) __attribute__((format(
+	    printf, 7, 8)));
+
+/* An unfilled rectangle (a mark around something). */
+void	mk_svg_frame(FILE *fp, double x, double y, double w, double h,
+	    const char *stroke, double width);
+
+/* A line. */
+void	mk_svg_line(FILE *fp, double x1, double y1, double x2, double y2,
+	    const char *stroke, double width);
+
+/*
+ * Colours as "#rrggbb" into out[8].  mk_svg_ratio: a ratio to a mean,
+ * white at 1, blue below (0: full blue), red above (2 and more: full
+ * red).  mk_svg_level: t in [0, 1] from pale to dark (a sequential
+ * scale).
+ */
+void	mk_svg_ratio(double r, char *out);
+void	mk_svg_level(double t, char *out);
+
+/*
+ * A colour bar for mk_svg_ratio from lo to hi at (x, y), w x h, labelled
+ * below with n + 1 ticks and the caption.
+ */
+void	mk_svg_ratio_bar(FILE *fp, double x, double y, double w, double h,
+	    double lo, double hi, int n, const char *caption);
+
+#endif
