@@ -12,6 +12,7 @@
 
 #include "moekit.h"
 #include "a2a/a2a_job.h"
+#include "a2a/a2a_plot.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_report.h"
 #include "cli/stack.h"
@@ -21,7 +22,7 @@ struct opts {
 	struct mk_opts	 c;
 	struct mk_a2a_job_opts job;	/* the plan is filled in by run() */
 	struct mk_a2a_sizing sz;
-	const char	*phy2log, *input;
+	const char	*phy2log, *input, *plot;
 	int		 layer;
 	int		 hidden_default;	/* --hidden left at 7168 */
 };
@@ -31,7 +32,7 @@ struct args {
 	struct arg_str	*E, *R, *style, *sms, *rank, *step, *layer, *hidden,
 			*hb, *dtype, *align, *config, *maxtok;
 	struct arg_lit	*lenient, *report;
-	struct arg_file	*plan, *file;
+	struct arg_file	*plan, *file, *plot;
 };
 
 static const struct mk_usage usage = {
@@ -83,6 +84,8 @@ make_args(struct args *a)
 	    "DeepEP's get_dispatch_layout does");
 	a->report = arg_lit0(NULL, "report", "write the buffer-size table "
 	    "(CSV; stderr when tensors go to stdout)");
+	a->plot = arg_file0(NULL, "plot", "FILE.svg", "a picture: tokens each "
+	    "rank receives per step");
 	a->file = arg_file0(NULL, NULL, "FILE", "routing trace (default: "
 	    "stdin)");
 }
@@ -158,11 +161,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	make_args(&a);
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
 	    a.layer, a.hidden, a.hb, a.dtype, a.align, a.config, a.maxtok,
-	    a.lenient, a.report, c.format, c.emit, c.output, c.threads,
+	    a.lenient, a.report, a.plot, c.format, c.emit, c.output, c.threads,
 	    c.verbose, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->phy2log = mk_arg_file(a.plan);
+	o->plot = mk_arg_file(a.plot);
 	o->input = mk_arg_file(a.file);
 	o->layer = (int)mk_arg_int(a.layer, 0, INT32_MAX, 0, "--layer");
 	if (a.layer->count && o->phy2log == NULL)
@@ -227,16 +231,24 @@ emit(struct mk_out *w, const struct mk_a2a_output *x, struct mk_stack *st,
 static void
 write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
     const int *order, int nsel, struct mk_stack **st,
-    const struct mk_a2a_view *v)
+    const struct mk_a2a_view *v, const struct mk_a2a_series *ser)
 {
 	const struct mk_a2a_cfg *c = mk_a2a_job_cfg(j);
 	struct mk_a2a_output out[MK_A2A_MAX_OUTPUTS];
-	struct mk_out *w, *rep = NULL;
+	struct mk_out *w, *rep = NULL, *pic = NULL;
 	struct mk_err e;
+	char title[300];
 	int i;
 
 	/* per-token shapes are known now */
 	mk_a2a_outputs(c, v->pr, out);
+	if (o->plot != NULL) {
+		pic = mk_out_open(o->plot, MK_FMT_CSV);
+		snprintf(title, sizeof(title), "a2a-layout: %s",
+		    o->input ? o->input : "stdin");
+		mk_a2a_plot(pic->fp, c, ser, mk_a2a_token_bytes(&o->sz),
+		    mk_a2a_job_tally(j)->max_worst, title);
+	}
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    infmt == MK_FMT_CSV ? MK_FMT_CSV : MK_FMT_NPY);
 	if (o->job.report && o->c.output != NULL)
@@ -249,6 +261,9 @@ write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
+	/* last: every output of the run is committed together */
+	if (pic != NULL)
+		mk_out_close(pic);
 	/* 7168 is DeepSeek-V3's: say so once all went well (a Mixtral
 	 * trace needs 4096) */
 	if (o->job.report && o->hidden_default)
@@ -265,6 +280,7 @@ run(struct opts *o)
 	struct mk_a2a_view v = { 0 };
 	const struct mk_a2a_rank *pr = NULL;
 	struct mk_phy2log pl = { 0 };
+	struct mk_a2a_series ser = { 0 };
 	struct mk_a2a_job *j;
 	struct mk_src *s;
 	struct mk_err e;
@@ -294,11 +310,15 @@ run(struct opts *o)
 				    v.g, v.pr, v.rows));
 		if (v.pr != NULL)
 			pr = v.pr;	/* the job keeps it */
+		if (o->plot != NULL && mk_a2a_series_add(&ser,
+		    mk_a2a_job_cfg(j), v.g, &e) < 0)
+			mk_fail(s, &e);
 	}
 	if (r < 0)
 		mk_fail(s, &e);
 	v.pr = pr;
-	write_all(o, j, infmt, order, nsel, st, &v);
+	write_all(o, j, infmt, order, nsel, st, &v, &ser);
+	mk_a2a_series_free(&ser);
 	if (o->c.verbose > 0 && *mk_a2a_job_describe(j, how, sizeof(how)))
 		fprintf(stderr, "%s: %s\n", mk_progname(), how);
 	mk_a2a_job_close(j);

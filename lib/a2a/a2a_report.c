@@ -88,12 +88,18 @@ needs(FILE *fp, const struct mk_a2a_sizing *sz, const struct mk_a2a_cfg *c,
 	row(fp, "internode.nvl_need.combine", mk_a2a_inter_nvl_need(cb, R, v));
 }
 
+uint64_t
+mk_a2a_token_bytes(const struct mk_a2a_sizing *sz)
+{
+	return (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2);
+}
+
 /* The trace's worst case. */
 static void
 trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
     const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
 {
-	uint64_t xb = (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2);
+	uint64_t xb = mk_a2a_token_bytes(sz);
 	double n = (double)t->steps * c->R;
 
 	count_row(fp, "trace.steps", t->steps);

@@ -38,6 +38,9 @@ struct mk_a2a_tally {
 	int64_t	 rows;		/* its output capacity after the last step */
 };
 
+/* The bytes of one dispatched token's x: H*2 (bf16) or H (fp8). */
+uint64_t	mk_a2a_token_bytes(const struct mk_a2a_sizing *sz);
+
 /* Add step `step` (group result g, capacity rows) to t. */
 void	mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
 	    const struct mk_a2a_group *g, int step, int64_t rows);

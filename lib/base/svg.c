@@ -150,14 +150,17 @@ mk_svg_level(double t, char *out)
 }
 
 void
-mk_svg_ratio_bar(FILE *fp, double x, double y, double w, double h,
-    double lo, double hi, int n, const char *caption)
+mk_svg_scale_bar(FILE *fp, double x, double y, double w, double h,
+    double lo, double hi, int n, int level, const char *caption)
 {
 	char c[8];
 	int i, steps = 64;
 
 	for (i = 0; i < steps; i++) {
-		mk_svg_ratio(lo + (hi - lo) * (i + 0.5) / steps, c);
+		if (level)
+			mk_svg_level((i + 0.5) / steps, c);
+		else
+			mk_svg_ratio(lo + (hi - lo) * (i + 0.5) / steps, c);
 		mk_svg_rect(fp, x + w * i / steps, y, w / steps + 0.5, h, c,
 		    NULL);
 	}

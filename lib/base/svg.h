@@ -47,10 +47,11 @@ void	mk_svg_ratio(double r, char *out);
 void	mk_svg_level(double t, char *out);
 
 /*
- * A colour bar for mk_svg_ratio from lo to hi at (x, y), w x h, labelled
- * below with n + 1 ticks and the caption.
+ * A colour bar from lo to hi at (x, y), w x h, labelled below with n + 1
+ * ticks and the caption: mk_svg_ratio's scale, or (level) mk_svg_level's
+ * with lo and hi at its ends.
  */
-void	mk_svg_ratio_bar(FILE *fp, double x, double y, double w, double h,
-	    double lo, double hi, int n, const char *caption);
+void	mk_svg_scale_bar(FILE *fp, double x, double y, double w, double h,
+	    double lo, double hi, int n, int level, const char *caption);
 
 #endif

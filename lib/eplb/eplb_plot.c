@@ -191,8 +191,8 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	panel(fp, pp, &gm, 1, after, "after");
 	bal_panel(fp, pp, &gm, before, after, gm.x0 + 2 * (gm.pw + gm.gap),
 	    bw);
-	mk_svg_ratio_bar(fp, gm.x0, gm.y0 + pp->L * gm.ch + 40, 240, 12, 0,
-	    2, 4, "load / layer mean (red: above, blue: below)");
+	mk_svg_scale_bar(fp, gm.x0, gm.y0 + pp->L * gm.ch + 40, 240, 12, 0,
+	    2, 4, 0, "load / layer mean (red: above, blue: below)");
 	mk_svg_close(fp);
 	free(tmp);
 	free(before);
