@@ -40,7 +40,8 @@ static const struct mk_usage usage = {
 	    "[--step s] [--phy2log PLAN [--layer L]] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--max-tokens M] [--lenient] [--report] "
-	    "[-f csv|npy] [--emit LIST] [-o FILE] [--threads N] [-hVv] [FILE]",
+	    "[--plot FILE.svg] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
+	    "[--threads N] [-hVv] [FILE]",
 	"Compute expert-parallel all-to-all dispatch layouts and buffer sizes "
 	    "from routing traces.",
 	"FILE: topk ids [R,T,K], one [T_r,K] per rank, or [S,R,T,K] (i32/i64);\n"

@@ -40,7 +40,7 @@ static const struct mk_usage usage = {
 	"[-q FILE -k FILE -v FILE [-m FILE]] [--kv-layout bhmd|bmhd|paged] "
 	    "[--block-table FILE [--seq-lens FILE]] [--kv-heads KH] "
 	    "[--valid-length V] [--scale S] [--dtype f16|bf16|f32] "
-	    "[--out-dtype f16|bf16|f32] [-f csv|npy] [--emit LIST] [-o FILE] "
+	    "[--out-dtype f16|bf16|f32] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
 	    "       mdecode --bench|--bench-kernel [--bsz LIST] [--q-heads N] "
 	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "

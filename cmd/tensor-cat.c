@@ -35,7 +35,7 @@ struct input {
 };
 
 static const struct mk_usage usage = {
-	"[-hVv] [--info] [-f csv|npy] [--emit SEL] [--dtype TYPE] [--bf16] "
+	"[-hVv] [--info] [-f csv|npy|npz] [--emit SEL] [--dtype TYPE] [--bf16] "
 	    "[--names LIST] [-o FILE] [FILE ...]",
 	"Concatenate, convert (CSV <-> NPY), select and describe tensor "
 	    "streams.",
