@@ -3,6 +3,7 @@
  * mask, write lse and out (SPEC §6); or, with --bench, time every kernel
  * path on the seed's shapes against the machine's read bandwidth.
  */
+#include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,13 @@ struct opts {
 	struct mk_mdec_in in;
 	int		 out_dtype;		/* -1: q's */
 	int		 bench;		/* 1: --bench, 2: --bench-kernel */
+	const char	*plot;		/* --bench --plot FILE.svg */
 	struct mk_mdec_bench b;
 };
 
 /* The options of the table, by name. */
 struct args {
-	struct arg_file	*q, *k, *v, *m, *file, *table, *lens;
+	struct arg_file	*q, *k, *v, *m, *file, *table, *lens, *plot;
 	struct arg_str	*kvh, *valid, *scale, *dtype, *odt, *bsz, *qh, *maxlen,
 			*dim, *dens, *isa, *threads, *reps, *seed, *layout, *bsize;
 	struct arg_lit	*bench, *bkern;
@@ -42,7 +44,8 @@ static const struct mk_usage usage = {
 	    "[--valid-length V] [--scale S] [--dtype f16|bf16|f32] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
-	    "       mdecode --bench|--bench-kernel [--bsz LIST] [--q-heads N] "
+	    "       mdecode --bench [--plot FILE.svg]|--bench-kernel [--bsz LIST] "
+	    "[--q-heads N] "
 	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "
 	    "[--dtype T] [--mask-density LIST] [--kv-layout LIST] "
 	    "[--block-size N] [--isa LIST] [--threads LIST] "
@@ -84,7 +87,9 @@ make_args(struct args *a)
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
 	    "online CPUs; bench: a list)");
 	a->bench = arg_lit0(NULL, "bench", "time every kernel path on the "
-	    "seed's shapes against the read bandwidth");
+	    "the Triton kernel's shapes against the read bandwidth");
+	a->plot = arg_file0(NULL, "plot", "FILE.svg", "--bench: a picture of "
+	    "each path's GB/s beside the read probe");
 	a->bkern = arg_lit0(NULL, "bench-kernel", "time every kernel path on "
 	    "one row in cache (ns per position and kv head)");
 	a->bsz = arg_str0(NULL, "bsz", "LIST", "bench batch sizes (default "
@@ -174,6 +179,8 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 
 	if (a->bench->count && a->bkern->count)
 		mk_usage_error("--bench or --bench-kernel, not both");
+	if (a->plot->count && !a->bench->count)
+		mk_usage_error("--plot draws --bench's table: it needs --bench");
 	if (o->bench && (o->file || files))
 		mk_usage_error("--bench makes its own inputs: give no FILE, "
 		    "-q, -k, -v or -m");
@@ -227,7 +234,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	void *argtable[] = { a.q, a.k, a.v, a.m, a.layout, a.table, a.lens,
 	    a.kvh, a.valid, a.scale,
 	    a.dtype, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
-	    a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize, a.isa,
+	    a.plot, a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize,
+	    a.isa,
 	    a.reps,
 	    a.seed, c.verbose, c.help, c.version, a.file, arg_end(20) };
 
@@ -240,6 +248,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->path[4] = mk_arg_file(a.table);
 	o->path[5] = mk_arg_file(a.lens);
 	o->bench = a.bench->count ? 1 : a.bkern->count ? 2 : 0;
+	o->plot = mk_arg_file(a.plot);
 	input_args(&a, o);
 	mode_rules(&a, &c, o);
 	if (o->bench)
@@ -314,10 +323,13 @@ decode(const struct opts *o)
 static int
 bench(const struct opts *o)
 {
-	struct mk_out *w;
-	struct mk_err e;
-
+	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
 	const struct mk_mdec_bench *b = &o->b;
+	struct mk_mdec_bench run = o->b;
+	struct mk_out *w, *pic;
+	struct mk_err e;
+	char title[200];
+
 	int i, maxB = 1;
 
 	for (i = 0; i < b->nbsz; i++)
@@ -328,11 +340,28 @@ bench(const struct opts *o)
 		    2.0 * maxB * b->KH * (double)b->V * b->D *
 		    (double)mk_dtype_size((enum mk_dtype)b->dtype) / 1e9,
 		    mk_dtype_name((enum mk_dtype)b->dtype));
+	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
-	if ((o->bench == 1 ? mk_mdec_bench_run(b, w->fp, &e) :
-	    mk_mdec_bench_kernel(b, w->fp, &e)) < 0)
+	if (pic != NULL) {
+		rows.max = b->nisa * b->nthreads * b->nbsz * b->nlayout *
+		    b->ndens;
+		if ((rows.row = calloc((size_t)rows.max, sizeof(*rows.row)))
+		    == NULL)
+			err(MK_EXIT_DATA, NULL);
+		run.keep = &rows;
+	}
+	if ((o->bench == 1 ? mk_mdec_bench_run(&run, w->fp, &e) :
+	    mk_mdec_bench_kernel(&run, w->fp, &e)) < 0)
 		mk_fail(NULL, &e);
 	mk_out_close(w);
+	if (pic != NULL) {
+		snprintf(title, sizeof(title), "mdecode --bench: QH %d, KH %d, "
+		    "D %d, %lld positions, %s", b->QH, b->KH, b->D,
+		    (long long)b->V, mk_dtype_name((enum mk_dtype)b->dtype));
+		mk_mdec_bench_plot(pic->fp, &rows, title);
+		mk_out_close(pic);
+		free(rows.row);
+	}
 	return 0;
 }
 

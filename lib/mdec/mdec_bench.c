@@ -398,6 +398,27 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 }
 
 /* The rows of one density: every (path, threads, batch size). */
+/* Keep a timed row for --plot. */
+static void
+keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
+    int layout, double density, double gbps,
+    const struct mk_mdec_timing *tm)
+{
+	struct mk_mdec_bench_row *r;
+
+	if (b->keep == NULL || b->keep->n >= b->keep->max)
+		return;
+	r = &b->keep->row[b->keep->n++];
+	r->isa = isa;
+	r->threads = threads;
+	r->bsz = bsz;
+	r->layout = layout;
+	r->density = density;
+	r->gbps = gbps;
+	r->probe_gbps = tm->probe_gbps;
+	r->frac = tm->frac;
+}
+
 static int
 bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
     struct bufs *u, const uint8_t *mask, double d, FILE *fp,
@@ -431,6 +452,9 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
 				    tm.rounds);
 				fflush(fp);
+				keep_row(b, b->isa[i], b->threads[t],
+				    b->bsz[j], b->layout[l], d,
+				    bytes / (tm.ms * 1e6), &tm);
 			}
 	return 0;
 }

@@ -57,6 +57,18 @@ int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
 
 #define MK_MDEC_BENCH_LIST	32
 
+/* One timed row of --bench, kept for --plot. */
+struct mk_mdec_bench_row {
+	int	 isa, threads, bsz, layout;
+	double	 density, gbps, probe_gbps, frac;
+};
+
+/* Where the rows are kept: at most max of them. */
+struct mk_mdec_bench_rows {
+	struct mk_mdec_bench_row *row;
+	int	 n, max;
+};
+
 struct mk_mdec_bench {
 	int	 bsz[MK_MDEC_BENCH_LIST], nbsz;		/* batch sizes */
 	int	 threads[MK_MDEC_BENCH_LIST], nthreads;	/* thread counts */
@@ -71,7 +83,18 @@ struct mk_mdec_bench {
 	int64_t	 M, V;		/* cache length, valid positions */
 	int	 dtype;		/* of K and V */
 	uint64_t seed;
+	struct mk_mdec_bench_rows *keep;	/* if not NULL, the timed
+					 * rows are kept there too */
 };
+
+/*
+ * --bench --plot: the rows as an SVG picture to fp, a group of bars per
+ * (batch size, layout, density, threads), a bar per kernel path: its
+ * GB/s (dense bytes) with the same run's read probe marked over it; the
+ * numbers on hover.  Write errors are fp's.
+ */
+void	mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
+	    const char *title);
 
 /*
  * --bench: make the inputs, check every path against generic at every

@@ -1,0 +1,123 @@
+/*
+ * mdec_plot.c - mdecode --bench --plot: each path's GB/s beside the read
+ * bandwidth of the same run (see mdec_bench.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/svg.h"
+#include "mdec/mdec_bench.h"
+#include "simd/kern.h"
+
+/* Bar colours by kernel path: generic, avx2, avx512. */
+static const char *const isa_colour[] = { "#9e9e9e", "#f4a582", "#2166ac" };
+
+/* Is row b in the same group (bars side by side) as row a? */
+static int
+same_group(const struct mk_mdec_bench_row *a,
+    const struct mk_mdec_bench_row *b)
+{
+	return a->threads == b->threads && a->bsz == b->bsz &&
+	    a->layout == b->layout && a->density == b->density;
+}
+
+/* A round top for the axis: 1, 2 or 5 times a power of ten. */
+static double
+nice_top(double v)
+{
+	double p = pow(10, floor(log10(v > 0 ? v : 1))), m;
+
+	m = v / p;
+	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+void
+mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
+    const char *title)
+{
+	const struct mk_mdec_bench_row *r = rows->row;
+	int group[4096], ng = 0, i, j, k, nisa[MK_NISA] = { 0 }, per = 0, W, H;
+	double top = 0, x0 = 70, y0 = 80, ph = 320, bw, gw, x, y, h;
+	char lbl[96];
+
+	/* groups in the order the rows came, paths within a group */
+	for (i = 0; i < rows->n && ng < 4096; i++) {
+		for (j = 0; j < ng && !same_group(&r[group[j]], &r[i]); j++)
+			;
+		if (j == ng)
+			group[ng++] = i;
+		top = fmax(top, fmax(r[i].gbps, r[i].probe_gbps));
+		nisa[r[i].isa] = 1;
+	}
+	for (k = 0; k < MK_NISA; k++)
+		per += nisa[k];
+	top = nice_top(top * 1.05);
+	bw = 16;
+	gw = per * bw + 18;
+	W = (int)(x0 + ng * gw + 40);
+	W = W < 640 ? 640 : W;
+	H = (int)(y0 + ph + 110);
+	mk_svg_open(fp, W, H, title);
+	mk_svg_text(fp, 16, 24, "start", 16, "%s", title);
+	mk_svg_text(fp, 16, 44, "start", 12, "bars: each kernel path's GB/s "
+	    "(the K and V bytes of a dense pass over its time);");
+	mk_svg_text(fp, 16, 60, "start", 12, "black tick: the read probe of "
+	    "the same bytes in the same rounds");
+	for (k = 0; k <= 5; k++) {
+		y = y0 + ph - ph * k / 5;
+		mk_svg_line(fp, x0, y, x0 + ng * gw, y, "#e0e0e0", 0.6);
+		mk_svg_text(fp, x0 - 6, y + 4, "end", 10, "%g", top * k / 5);
+	}
+	mk_svg_vtext(fp, 20, y0 + ph / 2, 12, "GB/s");
+	for (j = 0; j < ng; j++) {
+		const struct mk_mdec_bench_row *g = &r[group[j]];
+		int slot = 0;
+
+		x = x0 + j * gw + 9;
+		for (k = 0; k < MK_NISA; k++) {
+			for (i = group[j]; i < rows->n; i++)
+				if (r[i].isa == k && same_group(g, &r[i]))
+					break;
+			if (!nisa[k])
+				continue;
+			if (i < rows->n) {
+				h = ph * r[i].gbps / top;
+				mk_svg_rect(fp, x + slot * bw, y0 + ph - h,
+				    bw - 2, h, isa_colour[k], "%s, %d threads, "
+				    "bsz %d, %s, density %g: %.2f GB/s, probe "
+				    "%.2f GB/s (%.2f of it)", mk_isa_name(
+				    (enum mk_isa)k), r[i].threads, r[i].bsz,
+				    mk_mdec_layout_name(r[i].layout),
+				    r[i].density, r[i].gbps, r[i].probe_gbps,
+				    r[i].frac);
+				h = ph * r[i].probe_gbps / top;
+				mk_svg_line(fp, x + slot * bw - 1, y0 + ph - h,
+				    x + slot * bw + bw - 1, y0 + ph - h, "#000",
+				    2);
+			}
+			slot++;
+		}
+		snprintf(lbl, sizeof(lbl), "%dt b%d", g->threads, g->bsz);
+		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 14, "middle", 9,
+		    "%s", lbl);
+		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 25, "middle", 9,
+		    "%s d%g", mk_mdec_layout_name(g->layout), g->density);
+	}
+	mk_svg_line(fp, x0, y0 + ph, x0 + ng * gw, y0 + ph, "#444", 0.8);
+	mk_svg_text(fp, x0, y0 + ph + 44, "start", 11, "groups: threads (t), "
+	    "batch size (b), layout, mask density (d)");
+	for (k = 0, i = 0; k < MK_NISA; k++) {
+		if (!nisa[k])
+			continue;
+		mk_svg_rect(fp, x0 + i * 110, y0 + ph + 60, 12, 10,
+		    isa_colour[k], NULL);
+		mk_svg_text(fp, x0 + i * 110 + 16, y0 + ph + 69, "start", 11,
+		    "%s", mk_isa_name((enum mk_isa)k));
+		i++;
+	}
+	mk_svg_line(fp, x0 + i * 110, y0 + ph + 65, x0 + i * 110 + 14,
+	    y0 + ph + 65, "#000", 2);
+	mk_svg_text(fp, x0 + i * 110 + 18, y0 + ph + 69, "start", 11,
+	    "read probe");
+	mk_svg_close(fp);
+}

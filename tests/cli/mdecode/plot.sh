@@ -1,0 +1,12 @@
+# --bench --plot: each path's GB/s beside the read probe of the same run,
+# a group per (threads, batch size, layout, density); rendered by a real
+# renderer; the numbers on hover.  (Timings vary; only the shape of the
+# picture is checked.)
+mdecode --bench --isa generic --bsz 1,2 --max-length 2048 --threads 1 --reps 1 --mask-density 0,0.5 --plot b.svg > b.csv
+render b.svg
+echo "rows: $(($(wc -l < b.csv) - 1)), bars: $(grep -c '<title>[a-z0-9]*, 1 threads, bsz' b.svg)"
+grep -o 'groups: [^<]*' b.svg
+fails 2 mdecode --bench-kernel --plot k.svg
+fails 2 mdecode --plot k.svg "$TESTDATA/mdecode-example.npy"
+fails 1 mdecode --bench --bsz 1 --max-length 256 --reps 1 --plot nodir/b.svg
+only_files b.csv b.svg
