@@ -15,6 +15,7 @@
 #include "a2a/a2a_plot.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_report.h"
+#include "cli/progress.h"
 #include "cli/stack.h"
 #include "eplb/eplb_plan.h"
 
@@ -163,7 +164,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
 	    a.layer, a.hidden, a.hb, a.dtype, a.align, a.config, a.maxtok,
 	    a.lenient, a.report, a.plot, c.format, c.emit, c.output, c.threads,
-	    c.verbose, c.help, c.version, a.file, arg_end(20) };
+	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->phy2log = mk_arg_file(a.plan);
@@ -282,6 +283,8 @@ run(struct opts *o)
 	const struct mk_a2a_rank *pr = NULL;
 	struct mk_phy2log pl = { 0 };
 	struct mk_a2a_series ser = { 0 };
+	struct mk_a2a_trace_shape sh;
+	struct mk_progress pg;
 	struct mk_a2a_job *j;
 	struct mk_src *s;
 	struct mk_err e;
@@ -304,7 +307,12 @@ run(struct opts *o)
 			st[order[i]] = mk_stack_new(out[order[i]].name,
 			    out[order[i]].dtype, out[order[i]].ndim,
 			    out[order[i]].shape);
+	sh = mk_a2a_job_shape(j);
+	mk_progress_start(&pg, "steps", sh.S, o->c.quiet);
 	while ((r = mk_a2a_job_next(j, &v, &e)) > 0) {
+		mk_progress_set(&pg, v.step + 1, (double)(v.step + 1) *
+		    (double)sh.R * (double)sh.T * (double)sh.K *
+		    (double)sh.elem);
 		for (i = 0; i < nout; i++)
 			if (st[i] != NULL)
 				mk_stack_push(st[i], mk_a2a_output_data(&out[i],
@@ -315,6 +323,7 @@ run(struct opts *o)
 		    mk_a2a_job_cfg(j), v.g, &e) < 0)
 			mk_fail(s, &e);
 	}
+	mk_progress_end(&pg);
 	if (r < 0)
 		mk_fail(s, &e);
 	v.pr = pr;

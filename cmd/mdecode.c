@@ -13,6 +13,7 @@
 #include "moekit.h"
 #include "mdec/mdec.h"
 #include "mdec/mdec_bench.h"
+#include "cli/progress.h"
 
 struct opts {
 	struct mk_opts	 c;
@@ -237,7 +238,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	    a.plot, a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize,
 	    a.isa,
 	    a.reps,
-	    a.seed, c.verbose, c.help, c.version, a.file, arg_end(20) };
+	    a.seed, c.verbose, c.quiet, c.help, c.version, a.file,
+	    arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->file = mk_arg_file(a.file);
@@ -320,12 +322,27 @@ decode(const struct opts *o)
 	return 0;
 }
 
+/* --bench's progress line: a row at a time. */
+struct ticker {
+	struct mk_progress pg;
+	int64_t		 done;
+};
+
+static void
+tick(void *ctx)
+{
+	struct ticker *tk = ctx;
+
+	mk_progress_set(&tk->pg, ++tk->done, 0);
+}
+
 static int
 bench(const struct opts *o)
 {
 	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
 	const struct mk_mdec_bench *b = &o->b;
 	struct mk_mdec_bench run = o->b;
+	struct ticker tk = { .done = 0 };
 	struct mk_out *w, *pic;
 	struct mk_err e;
 	char title[200];
@@ -350,9 +367,15 @@ bench(const struct opts *o)
 			err(MK_EXIT_DATA, NULL);
 		run.keep = &rows;
 	}
+	mk_progress_start(&tk.pg, "rows timed", (int64_t)b->nisa *
+	    b->nthreads * b->nbsz * b->nlayout * b->ndens, o->c.quiet ||
+	    o->bench != 1);
+	run.tick = tick;
+	run.tick_ctx = &tk;
 	if ((o->bench == 1 ? mk_mdec_bench_run(&run, w->fp, &e) :
 	    mk_mdec_bench_kernel(&run, w->fp, &e)) < 0)
 		mk_fail(NULL, &e);
+	mk_progress_end(&tk.pg);
 	mk_out_close(w);
 	if (pic != NULL) {
 		snprintf(title, sizeof(title), "mdecode --bench: QH %d, KH %d, "

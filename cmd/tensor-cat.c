@@ -67,7 +67,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	files = arg_filen(NULL, NULL, "FILE", 0, 4096, "input tensor streams");
 	end = arg_end(20);
 	void *argtable[] = { info, c.format, c.emit, dtype, bf16, names,
-	    c.output, c.threads, c.verbose, c.help, c.version, files, end };
+	    c.output, c.threads, c.verbose, c.quiet, c.help, c.version, files,
+	    end };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->info = info->count > 0;

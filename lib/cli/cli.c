@@ -64,6 +64,7 @@ mk_common_args(struct mk_common *c, int flags)
 	c->verbose = arg_litn(flags & MK_OPT_NO_SHORT_V ? NULL : "v", "verbose",
 	    0, 3,
 	    "say on stderr which kernel path runs (-vv: each kernel)");
+	c->quiet = arg_lit0(NULL, "quiet", "no progress line on stderr");
 	c->help = arg_lit0("h", "help", "print this help and exit");
 	c->version = arg_lit0("V", "version", "print the version and exit");
 }
@@ -73,7 +74,7 @@ mk_args_make(const struct mk_optspec *spec, int n, const struct mk_common *c,
     void **a, void **t)
 {
 	void *common[] = { c->format, c->emit, c->output, c->threads,
-	    c->verbose, c->help, c->version };
+	    c->verbose, c->quiet, c->help, c->version };
 	const struct mk_optspec *o;
 	size_t k;
 	int i, m = 0;
@@ -492,6 +493,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 		    "--threads");
 	mk_threads_set(o->threads);
 	o->verbose = c->verbose->count;
+	o->quiet = c->quiet != NULL && c->quiet->count > 0;
 	if (o->verbose > 0)
 		fprintf(stderr, "%s: isa %s (cpu: %s)\n", mk_progname(),
 		    mk_isa_name(mk_kern_isa()), mk_isa_name(mk_isa_best()));

@@ -32,6 +32,7 @@ struct mk_common {
 	struct arg_file	*output;
 	struct arg_str	*threads;
 	struct arg_lit	*verbose;
+	struct arg_lit	*quiet;
 	struct arg_lit	*help;
 	struct arg_lit	*version;
 	int		 flags;		/* MK_OPT_* */
@@ -44,6 +45,7 @@ struct mk_opts {
 	const char	*output;	/* NULL: stdout */
 	int		 threads;	/* --threads N, or 0 (base/threads.h) */
 	int		 verbose;	/* number of -v */
+	int		 quiet;		/* --quiet: no progress line */
 };
 
 /* How a tool describes itself in --help. */

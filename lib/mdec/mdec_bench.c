@@ -455,6 +455,8 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				keep_row(b, b->isa[i], b->threads[t],
 				    b->bsz[j], b->layout[l], d,
 				    bytes / (tm.ms * 1e6), &tm);
+				if (b->tick != NULL)
+					b->tick(b->tick_ctx);
 			}
 	return 0;
 }

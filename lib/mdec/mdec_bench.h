@@ -85,6 +85,9 @@ struct mk_mdec_bench {
 	uint64_t seed;
 	struct mk_mdec_bench_rows *keep;	/* if not NULL, the timed
 					 * rows are kept there too */
+	void	(*tick)(void *ctx);	/* if not NULL, called after each
+					 * timed row (a progress line) */
+	void	*tick_ctx;
 };
 
 /*
