@@ -4,6 +4,7 @@
  * all-to-all dispatch: counts, prefix matrices, receive offsets, per-token
  * heads, and (--report) the buffer sizes to allocate.
  */
+#include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "moekit.h"
 #include "a2a/a2a_job.h"
+#include "a2a/a2a_jsonl.h"
 #include "a2a/a2a_plot.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_report.h"
@@ -24,6 +26,8 @@ struct opts {
 	struct mk_a2a_job_opts job;	/* the plan is filled in by run() */
 	struct mk_a2a_sizing sz;
 	const char	*phy2log, *input, *plot;
+	struct mk_a2a_jsonl jsonl;	/* a JSON-lines trace's fields */
+	char		 fieldbuf[256];
 	int		 layer;
 	int		 hidden_default;	/* --hidden left at 7168 */
 };
@@ -34,6 +38,7 @@ struct args {
 			*hb, *dtype, *align, *config, *maxtok;
 	struct arg_lit	*lenient, *report;
 	struct arg_file	*plan, *file, *plot;
+	struct arg_str	*fields;
 };
 
 static const struct mk_usage usage = {
@@ -41,7 +46,8 @@ static const struct mk_usage usage = {
 	    "[--step s] [--phy2log PLAN [--layer L]] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--max-tokens M] [--lenient] [--report] "
-	    "[--plot FILE.svg] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
+	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
+	    "[--emit LIST] [-o FILE] "
 	    "[--threads N] [-hVv] [FILE]",
 	"Compute expert-parallel all-to-all dispatch layouts and buffer sizes "
 	    "from routing traces.",
@@ -88,6 +94,9 @@ make_args(struct args *a)
 	    "(CSV; stderr when tensors go to stdout)");
 	a->plot = arg_file0(NULL, "plot", "FILE.svg", "a picture: tokens each "
 	    "rank receives per step");
+	a->fields = arg_str0(NULL, "fields", "STEP,SEQ,TOKEN,EXPERTS", "a JSON "
+	    "lines trace's field names (default layer,problem_id,token_idx,"
+	    "experts; - for none)");
 	a->file = arg_file0(NULL, NULL, "FILE", "routing trace (default: "
 	    "stdin)");
 }
@@ -151,6 +160,55 @@ job_args(const struct args *a, struct opts *o)
 	j->sizing = &o->sz;
 }
 
+/* --fields STEP,SEQ,TOKEN,EXPERTS for JSON-lines traces ("-": none). */
+static void
+fields_arg(const struct args *a, struct opts *o)
+{
+	char *f[4], *save = NULL, *tok;
+	int n = 0;
+
+	snprintf(o->fieldbuf, sizeof(o->fieldbuf), "%s", a->fields->count ?
+	    a->fields->sval[0] : "layer,problem_id,token_idx,experts");
+	for (tok = strtok_r(o->fieldbuf, ",", &save); tok != NULL && n < 4;
+	    tok = strtok_r(NULL, ",", &save))
+		f[n++] = tok;
+	if (n != 4 || tok != NULL || strcmp(f[0], "-") == 0 ||
+	    strcmp(f[3], "-") == 0)
+		mk_usage_error("--fields %s: four names, STEP,SEQ,TOKEN,EXPERTS "
+		    "(SEQ and TOKEN may be -)", a->fields->sval[0]);
+	o->jsonl.step = f[0];
+	o->jsonl.seq = strcmp(f[1], "-") ? f[1] : NULL;
+	o->jsonl.token = strcmp(f[2], "-") ? f[2] : NULL;
+	o->jsonl.experts = f[3];
+}
+
+/*
+ * A JSON-lines trace (routing records) made into an NPY trace in memory;
+ * s is replaced by a source over it.  Returns the bytes (free them).
+ */
+static void *
+jsonl_input(struct opts *o, struct mk_src **s, int *infmt)
+{
+	struct mk_err e;
+	struct mk_src *m;
+	void *npy;
+	size_t n;
+
+	if (o->job.R < 1)
+		mk_usage_error("%s: routing records (JSON lines): give --ranks "
+		    "R, the ranks to deal each step's tokens to",
+		    mk_src_name(*s));
+	o->jsonl.R = o->job.R;
+	if (mk_a2a_jsonl_trace(*s, &o->jsonl, &npy, &n, &e) < 0)
+		mk_fail(*s, &e);
+	if ((m = mk_src_mem(npy, n, mk_src_name(*s), 0)) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	mk_src_close(*s);
+	*s = m;
+	*infmt = MK_FMT_NPY;
+	return npy;
+}
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
@@ -163,12 +221,14 @@ parse_args(int argc, char **argv, struct opts *o)
 	make_args(&a);
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
 	    a.layer, a.hidden, a.hb, a.dtype, a.align, a.config, a.maxtok,
-	    a.lenient, a.report, a.plot, c.format, c.emit, c.output, c.threads,
+	    a.lenient, a.report, a.plot, a.fields, c.format, c.emit, c.output,
+	    c.threads,
 	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
 	o->phy2log = mk_arg_file(a.plan);
 	o->plot = mk_arg_file(a.plot);
+	fields_arg(&a, o);
 	o->input = mk_arg_file(a.file);
 	o->layer = (int)mk_arg_int(a.layer, 0, INT32_MAX, 0, "--layer");
 	if (a.layer->count && o->phy2log == NULL)
@@ -283,6 +343,7 @@ run(struct opts *o)
 	const struct mk_a2a_rank *pr = NULL;
 	struct mk_phy2log pl = { 0 };
 	struct mk_a2a_series ser = { 0 };
+	void *jsonl = NULL;
 	struct mk_a2a_trace_shape sh;
 	struct mk_progress pg;
 	struct mk_a2a_job *j;
@@ -294,8 +355,11 @@ run(struct opts *o)
 	if (o->phy2log != NULL)
 		read_plan(o, &pl);
 	if ((s = mk_src_open(o->input, &e)) == NULL ||
-	    (infmt = mk_src_format(s, &e)) < 0 ||
-	    (j = mk_a2a_job_open(&o->job, s, &e)) == NULL)
+	    (infmt = mk_src_format(s, &e)) < 0)
+		mk_fail(s, &e);
+	if (infmt == MK_FMT_JSON)
+		jsonl = jsonl_input(o, &s, &infmt);
+	if ((j = mk_a2a_job_open(&o->job, s, &e)) == NULL)
 		mk_fail(s, &e);
 	memset(&none, 0, sizeof(none));
 	nout = mk_a2a_outputs(mk_a2a_job_cfg(j), o->job.rank >= 0 ? &none :
@@ -333,6 +397,7 @@ run(struct opts *o)
 		fprintf(stderr, "%s: %s\n", mk_progname(), how);
 	mk_a2a_job_close(j);
 	mk_src_close(s);
+	free(jsonl);
 	mk_phy2log_free(&pl);
 	return MK_EXIT_OK;
 }

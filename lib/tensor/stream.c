@@ -67,7 +67,8 @@ mk_src_next(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 		break;
 	case MK_FMT_JSON:
 		return mk_err_data(e, "%s: JSON input is not a tensor stream "
-		    "(only eplb-plan reads JSON load files)", s->name);
+		    "(eplb-plan reads JSON load files, a2a-layout JSON lines "
+		    "of routing records)", s->name);
 	case MK_FMT_ZIP:
 		r = mk_npz_read(s, t, e);
 		break;

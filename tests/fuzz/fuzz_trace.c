@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "moekit.h"
 #include "a2a/a2a_job.h"
+#include "a2a/a2a_jsonl.h"
 
 /* The trace as plain integers [S][R][T][K], or NULL if it is not one. */
 static int64_t *
@@ -145,11 +146,47 @@ run(const uint8_t *data, size_t size, size_t drip, const int64_t *ids,
 	mk_src_close(s);
 }
 
+/*
+ * Routing records (JSON lines): made into a trace, whose NPY bytes then
+ * run as any trace does; an error is one line.
+ */
+static void
+jsonl(const uint8_t *data, size_t size)
+{
+	struct mk_a2a_jsonl o = { "layer", "problem_id", "token_idx",
+	    "experts", 1 + (size ? data[0] % 8 : 0) };
+	int64_t dims[4], *ids;
+	struct mk_src *s;
+	struct mk_err e;
+	void *npy;
+	size_t n;
+
+	if ((s = mk_src_mem(data, size, "fuzz.jsonl", size % 7)) == NULL)
+		return;
+	e.msg[0] = '\0';
+	if (mk_a2a_jsonl_trace(s, &o, &npy, &n, &e) == 0) {
+		ids = ids_of(npy, n, dims);
+		FUZZ_CHECK(ids != NULL && dims[1] == o.R);
+		run(npy, n, 0, ids, dims);
+		free(ids);
+		free(npy);
+	} else {
+		FUZZ_CHECK(e.msg[0] != '\0' && strchr(e.msg, '\n') == NULL);
+	}
+	mk_src_close(s);
+}
+
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
 	int64_t dims[4];
-	int64_t *ids = ids_of(data, size, dims);
+	int64_t *ids;
+
+	if (size > 0 && (data[0] == '{' || data[0] == ' ')) {
+		jsonl(data, size);
+		return 0;
+	}
+	ids = ids_of(data, size, dims);
 
 	run(data, size, 0, ids, ids ? dims : NULL);
 	run(data, size, 1 + (size * 31 + (size ? data[size / 2] : 0)) % 61,

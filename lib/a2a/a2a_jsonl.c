@@ -1,0 +1,211 @@
+/* a2a_jsonl.c - JSON lines of routing records as a trace; see a2a_jsonl.h. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "a2a/a2a.h"
+#include "a2a/a2a_jsonl.h"
+#include "tensor/json.h"
+#include "tensor/npy.h"
+
+struct rec {
+	int64_t		 step, seq, tok;
+	size_t		 line;		/* file order breaks ties */
+	int32_t		 ids[MK_A2A_MAX_TOPK];
+	int		 k;
+};
+
+/* The next integer value (an id, a layer): 0, or -1 naming the field. */
+static int
+integer(struct mk_json *j, const char *field, int64_t lo, int64_t hi,
+    int64_t *out)
+{
+	double v;
+
+	if (mk_json_number(j, &v) < 0)
+		return -1;
+	if (v != floor(v) || v < (double)lo || v > (double)hi)
+		return mk_json_fail(j, "%s: %.17g is not an integer in [%lld, "
+		    "%lld]", field, v, (long long)lo, (long long)hi);
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* One record (a line) into r.  Returns 0 or -1. */
+static int
+record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r)
+{
+	char key[64];
+	int64_t x;
+	int got = 0, k;
+
+	if (mk_json_peek(j) != MK_JSON_OBJECT)
+		return mk_json_fail(j, "expected a routing record (an object)");
+	while ((k = mk_json_key(j, key, sizeof(key))) > 0) {
+		if (strcmp(key, o->experts) == 0) {
+			got |= 1;
+			r->k = 0;
+			if (mk_json_peek(j) != MK_JSON_ARRAY)
+				return mk_json_fail(j, "%s: expected an array of "
+				    "expert ids", o->experts);
+			while ((k = mk_json_item(j)) > 0) {
+				if (r->k == MK_A2A_MAX_TOPK)
+					return mk_json_fail(j, "%s: more than %d "
+					    "experts (DeepEP's top-k limit)",
+					    o->experts, MK_A2A_MAX_TOPK);
+				if (integer(j, o->experts, -1, INT32_MAX, &x) <
+				    0)
+					return -1;
+				r->ids[r->k++] = (int32_t)x;
+			}
+			if (k < 0)
+				return -1;
+		} else if (strcmp(key, o->step) == 0) {
+			got |= 2;
+			if (integer(j, o->step, 0, INT32_MAX, &r->step) < 0)
+				return -1;
+		} else if (o->seq != NULL && strcmp(key, o->seq) == 0) {
+			if (integer(j, o->seq, INT64_MIN / 2, INT64_MAX / 2,
+			    &r->seq) < 0)
+				return -1;
+		} else if (o->token != NULL && strcmp(key, o->token) == 0) {
+			if (integer(j, o->token, INT64_MIN / 2, INT64_MAX / 2,
+			    &r->tok) < 0)
+				return -1;
+		} else if (mk_json_skip(j) < 0) {
+			return -1;
+		}
+	}
+	if (k < 0 || mk_json_end(j) < 0)
+		return -1;
+	if (!(got & 1))
+		return mk_json_fail(j, "the record has no \"%s\" (--fields "
+		    "names the experts field)", o->experts);
+	if (!(got & 2))
+		return mk_json_fail(j, "the record has no \"%s\" (--fields "
+		    "names the step field)", o->step);
+	return 0;
+}
+
+static int
+by_step_seq_token(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	if (x->tok != y->tok)
+		return x->tok < y->tok ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Parse every line of text into *recs (*n of them). */
+static int
+parse(const char *text, size_t len, const char *name,
+    const struct mk_a2a_jsonl *o, struct rec **recs, size_t *n,
+    struct mk_err *e)
+{
+	size_t cap = 0, line = 0, at = 0, end;
+	struct mk_json j;
+	struct rec *r;
+
+	*recs = NULL;
+	*n = 0;
+	for (; at < len; at = end + 1) {
+		const char *nl = memchr(text + at, '\n', len - at);
+
+		end = nl ? (size_t)(nl - text) : len;
+		line++;
+		if (strspn(text + at, " \t\r") >= end - at)
+			continue;	/* a blank line */
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			if ((r = realloc(*recs, sizeof(*r) * cap)) == NULL)
+				return mk_err_data(e, "%s: out of memory after "
+				    "%zu records", name, *n);
+			*recs = r;
+		}
+		r = &(*recs)[*n];
+		memset(r, 0, sizeof(*r));
+		r->line = line;
+		/*
+		 * each line its own document, the cursor over the whole text
+		 * so that messages count lines from the file's start
+		 */
+		mk_json_init(&j, text, end, name, e);
+		j.p = text + at;
+		if (record(&j, o, r) < 0)
+			return -1;
+		(*n)++;
+	}
+	if (*n == 0)
+		return mk_err_data(e, "%s: no routing records", name);
+	return 0;
+}
+
+int
+mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
+    void **npy, size_t *n, struct mk_err *e)
+{
+	const char *name = mk_src_name(s);
+	const unsigned char *text;
+	struct rec *recs = NULL;
+	int64_t shape[4], S = 0, T = 0, cnt, i0, i, t, r;
+	size_t len, nrec, hl, cells;
+	char hdr[256];
+	int32_t *ids;
+	int K = 1, k;
+
+	*npy = NULL;
+	if (mk_src_slurp(s, &text, &len, e) < 0 ||
+	    parse((const char *)text, len, name, o, &recs, &nrec, e) < 0) {
+		free(recs);
+		return -1;
+	}
+	qsort(recs, nrec, sizeof(*recs), by_step_seq_token);
+	/* steps, the most tokens a step has, the longest expert list */
+	for (i0 = 0; i0 < (int64_t)nrec; i0 = i) {
+		for (i = i0; i < (int64_t)nrec && recs[i].step ==
+		    recs[i0].step; i++)
+			K = recs[i].k > K ? recs[i].k : K;
+		cnt = (i - i0 + o->R - 1) / o->R;
+		T = cnt > T ? cnt : T;
+		S++;
+	}
+	shape[0] = S;
+	shape[1] = o->R;
+	shape[2] = T;
+	shape[3] = K;
+	cells = (size_t)S * (size_t)o->R * (size_t)T * (size_t)K;
+	hl = mk_npy_format_header(hdr, sizeof(hdr), MK_I32, 4, shape);
+	*n = hl + cells * 4;
+	if ((*npy = malloc(*n)) == NULL) {
+		free(recs);
+		return mk_err_data(e, "%s: out of memory for a trace of %zu "
+		    "ids", name, cells);
+	}
+	memcpy(*npy, hdr, hl);
+	ids = (int32_t *)((char *)*npy + hl);
+	for (i = 0; i < (int64_t)cells; i++)
+		ids[i] = -1;
+	/* step s's tokens: rank r holds tokens [r T_s, (r + 1) T_s) */
+	S = 0;
+	for (i0 = 0; i0 < (int64_t)nrec; i0 = i, S++) {
+		for (i = i0; i < (int64_t)nrec && recs[i].step ==
+		    recs[i0].step; i++)
+			;
+		cnt = (i - i0 + o->R - 1) / o->R;
+		for (t = 0; t < i - i0; t++) {
+			r = t / cnt;
+			for (k = 0; k < recs[i0 + t].k; k++)
+				ids[(((size_t)S * (size_t)o->R + (size_t)r) *
+				    (size_t)T + (size_t)(t % cnt)) * (size_t)K +
+				    (size_t)k] = recs[i0 + t].ids[k];
+		}
+	}
+	free(recs);
+	return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * a2a_jsonl.h - routing traces as people record them: JSON lines, one
+ * record per routed token, e.g. vLLM/Mixtral captures
+ *	{"problem_id": 0, "layer": 3, "token_idx": 17, "experts": [7, 0]}
+ * made into the [S, R, T, K] trace a2a-layout lays out: a step per
+ * distinct step value (ascending: a trace of layers lays each layer out),
+ * its tokens in (sequence, token) order dealt over R ranks in contiguous
+ * blocks of T = ceil(N / R) (the last ones padded with -1), K the longest
+ * expert list (shorter ones padded with -1).
+ */
+#ifndef MK_A2A_JSONL_H
+#define MK_A2A_JSONL_H
+
+#include <stddef.h>
+
+#include "base/errmsg.h"
+#include "tensor/src.h"
+
+/* The record's field names; seq and token may be NULL (file order). */
+struct mk_a2a_jsonl {
+	const char	*step, *seq, *token, *experts;
+	int		 R;		/* ranks to deal each step's tokens to */
+};
+
+/*
+ * Read the JSON lines of s and make the trace as NPY bytes (i32) into
+ * *npy (malloc'd, free it), *n their length.  Returns 0, or -1 with e
+ * filled ("FILE:LINE: ..." for a bad record).
+ */
+int	mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
+	    void **npy, size_t *n, struct mk_err *e);
+
+#endif
