@@ -88,3 +88,17 @@ assert got == want, (got, want)
 checks += 1
 print("npz: %d checks passed (np.savez, np.savez_compressed, -o .npz, "
       "a real pipe)" % checks)
+
+# The README's cookbook: its PyTorch/numpy round trip through mdecode,
+# run verbatim (from the README's text), must print a small error.
+readme = open(os.path.join(os.path.dirname(__file__), "../../README.md")).read()
+start = readme.index("**PyTorch or numpy tensors through mdecode")
+block = readme[readme.index("```python\n", start) + 10:]
+block = block[:block.index("```")]
+with open("cookbook.py", "w") as f:
+    f.write(block)
+env = dict(os.environ, PATH=os.path.abspath(BIN) + ":" + os.environ["PATH"])
+err = float(subprocess.run([sys.executable, "cookbook.py"], env=env,
+                           check=True, capture_output=True).stdout)
+assert 0 <= err < 2e-3, err
+print("npz: the README's mdecode round trip runs (max error %.2g)" % err)
