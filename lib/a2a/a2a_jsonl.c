@@ -102,6 +102,18 @@ by_step_seq_token(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* A line of n bytes (not NUL-terminated) of blanks only? */
+static int
+blank(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}
+
 /* Parse every line of text into *recs (*n of them). */
 static int
 parse(const char *text, size_t len, const char *name,
@@ -119,8 +131,8 @@ parse(const char *text, size_t len, const char *name,
 
 		end = nl ? (size_t)(nl - text) : len;
 		line++;
-		if (strspn(text + at, " \t\r") >= end - at)
-			continue;	/* a blank line */
+		if (blank(text + at, end - at))
+			continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			if ((r = realloc(*recs, sizeof(*r) * cap)) == NULL)

@@ -24,12 +24,15 @@ npz_free(void *p)
 	free(st);
 }
 
-/* name ends in ".npy"? */
+/* name is NAME.npy, NAME printable (it becomes a tensor's name)? */
 static int
 npy_member(const char *name)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), i;
 
+	for (i = 0; i < n; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return 0;
 	return n > 4 && strcmp(name + n - 4, ".npy") == 0;
 }
 
@@ -38,6 +41,7 @@ static struct npz *
 state(struct mk_src *s, struct mk_err *e)
 {
 	struct npz *st;
+	char ex[300];
 	int i;
 
 	if (s->reader != NULL && s->reader_free == npz_free)
@@ -49,14 +53,18 @@ state(struct mk_src *s, struct mk_err *e)
 		return NULL;
 	}
 	src_set_reader(s, st, npz_free);
-	for (i = 0; i < mk_zip_count(st->z); i++)
-		if (!npy_member(mk_zip_name(st->z, i)))
+	for (i = 0; i < mk_zip_count(st->z); i++) {
+		const char *mn = mk_zip_name(st->z, i);
+
+		if (!npy_member(mn))
 			return mk_err_data(e, "%s: a zip archive whose member "
-			    "'%s' is not NAME.npy: not an .npz (%s)", s->name,
-			    mk_zip_name(st->z, i), strstr(mk_zip_name(st->z, i),
-			    "data.pkl") != NULL ? "a torch .pt file: only "
-			    "eplb-plan reads those, SGLang's load dumps" :
-			    "np.savez writes NAME.npy members"), NULL;
+			    "'%s' is not NAME.npy (a printable NAME): not an "
+			    ".npz (%s)", s->name, mk_excerpt(ex, sizeof(ex),
+			    mn, strlen(mn), 80), strstr(mn, "data.pkl") !=
+			    NULL ? "a torch .pt file: only eplb-plan reads "
+			    "those, SGLang's load dumps" : "np.savez writes "
+			    "NAME.npy members"), NULL;
+	}
 	return st;
 }
 
@@ -65,7 +73,7 @@ mk_npz_member(struct mk_zip *z, int i, struct mk_tensor *t, struct mk_err *e)
 {
 	const char *name = mk_zip_name(z, i), *file = mk_zip_file(z);
 	struct mk_src *m;
-	char *where = NULL, *tname = NULL;
+	char *where = NULL, *tname = NULL, ex[300];
 	void *p = NULL;
 	size_t n;
 	int r = -1;
@@ -73,7 +81,7 @@ mk_npz_member(struct mk_zip *z, int i, struct mk_tensor *t, struct mk_err *e)
 	mk_tensor_free(t);
 	if (!npy_member(name))
 		return mk_err_data(e, "%s: member '%s' is not NAME.npy", file,
-		    name);
+		    mk_excerpt(ex, sizeof(ex), name, strlen(name), 80));
 	if (mk_zip_read(z, i, MEMBER_MAX, &p, &n, e) < 0)
 		return -1;
 	/* messages name the member: "plan.npz:phy2log.npy: ..." */

@@ -150,11 +150,14 @@ int
 mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
     struct mk_err *e)
 {
-	const char *name = mk_zip_name(z, i);
+	const char *raw = mk_zip_name(z, i);
+	char name[300];
 	zip_file_t *f;
 	zip_int64_t got;
 	size_t cap = 0, chunk = (size_t)1 << 16;
 
+	/* member names in messages: printable, one line */
+	mk_excerpt(name, sizeof(name), raw, strlen(raw), 80);
 	*p = NULL;
 	*n = 0;
 	if ((f = L.zip_fopen_index(z->z, (zip_uint64_t)i, 0)) == NULL)
