@@ -129,7 +129,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	static const char *const objs[] = { "mean", "worst" };
 	struct arg_file *files;
 	struct mk_common c;
-	void *a[NOPT], *t[NOPT + 8];
+	void *a[NOPT], *t[NOPT + MK_ARGS_EXTRA];
 
 	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
 	    MK_OPT_THREADS | MK_OPT_SGLANG);

@@ -79,6 +79,10 @@ mk_args_make(const struct mk_optspec *spec, int n, const struct mk_common *c,
 	size_t k;
 	int i, m = 0;
 
+	/* t's size is the caller's: n + MK_ARGS_EXTRA */
+	_Static_assert(sizeof(common) / sizeof(common[0]) + 1 == MK_ARGS_EXTRA,
+	    "MK_ARGS_EXTRA counts the common options and the end");
+
 	for (i = 0; i < n; i++) {
 		o = &spec[i];
 		switch (o->kind) {

@@ -81,9 +81,10 @@ struct mk_optspec {
 
 /*
  * The argtable entries of spec[0..n) into a[0..n), and the whole table
- * into t (room for n + 8): a[0..n-1), the common options of c, the
- * operand a[n-1], the end.  Exits with status 1 if memory runs out.
+ * into t (room for n + MK_ARGS_EXTRA): a[0..n-1), the common options of c,
+ * the operand a[n-1], the end.  Exits with status 1 if memory runs out.
  */
+#define MK_ARGS_EXTRA	9	/* the 8 common options and the end */
 void	mk_args_make(const struct mk_optspec *spec, int n,
 	    const struct mk_common *c, void **a, void **t);
 

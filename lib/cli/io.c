@@ -189,6 +189,12 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 	mode_t mask;
 	int fd;
 
+	/* binary formats never go to a terminal */
+	if ((path == NULL || strcmp(path, "-") == 0) && (fmt == MK_FMT_NPY ||
+	    fmt == MK_FMT_NPZ) && isatty(STDOUT_FILENO))
+		errx(MK_EXIT_USAGE, "refusing to write %s to a terminal (use -f "
+		    "csv, -o FILE or a pipe)", fmt == MK_FMT_NPZ ? "NPZ" :
+		    "NPY");
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	o->fmt = fmt;
@@ -198,10 +204,6 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		registered = 1;
 	}
 	if (path == NULL || strcmp(path, "-") == 0) {
-		if (fmt != MK_FMT_CSV && isatty(STDOUT_FILENO))
-			errx(MK_EXIT_USAGE, "refusing to write %s to a "
-			    "terminal (use -f csv, -o FILE or a pipe)",
-			    fmt == MK_FMT_NPZ ? "NPZ" : "NPY");
 		open_stdout(o);
 		track(o);
 		return o;
