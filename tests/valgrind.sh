@@ -40,6 +40,12 @@ vg 0 "$bin/eplb-plan" -r 288 -G 32 -n 4 -g 8 --skip-zero-layers \
 vg 1 "$bin/eplb-plan" -r 8 -G 2 nan.csv
 vg 0 "$bin/a2a-layout" -E 64 --report "$T/a2a-mixtral-gsm8k.npy"
 vg 1 "$bin/a2a-layout" -E 4 "$T/a2a-example.npy"
+vg 0 "$bin/tensor-cat" -o two.npz --emit 0,6 --names a,b "$T/tensor-cat-mixed.npy"
+vg 0 "$bin/tensor-cat" -f csv two.npz
+vg 0 "$bin/a2a-layout" -E 8 -R 4 --report --plot recv.svg -o /dev/null \
+    "$T/a2a-mixtral-gsm8k-head.jsonl"
+vg 0 "$bin/eplb-plan" -r 16 -G 8 -n 2 -g 4 --plot p.svg -o p.npz \
+    "$T/eplb-readme.npy"
 vg 0 "$bin/mdecode" "$T/mdecode-example.npy"
 vg 1 "$bin/mdecode" ragged.csv
 vg 0 "$bin/mdecode" --threads 2 --kv-layout paged \
