@@ -329,6 +329,7 @@ plot(const struct opts *o, const struct mk_loads *ld, FILE *fp,
 	pic.layer = ld->layer;
 	pic.after = plan;
 	pic.before_name = "no EPLB";
+	pic.after_name = o->eval ? "--eval plan" : "after";
 	pic.title = title;
 	if (prev != NULL) {
 		if (mk_eplb_out_from(&o->cfg, prev, ld->L, 0, &before, &e) < 0)

@@ -330,6 +330,7 @@ struct mk_eplb_picture {
 	const struct mk_eplb_out *after;	/* the plan */
 	const struct mk_eplb_out *before;	/* --prev, or NULL: no EPLB */
 	const char		*before_name;	/* "no EPLB" or "--prev" */
+	const char		*after_name;	/* "after", or "--eval plan" */
 	const char		*title;
 };
 

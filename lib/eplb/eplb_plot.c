@@ -109,8 +109,9 @@ bal_panel(FILE *fp, const struct mk_eplb_picture *pp, const struct geom *gm,
 		    pp->layer ? pp->layer[l] : l, pp->before_name,
 		    xb > 0 ? mb / xb : 1);
 		mk_svg_rect(fp, x, gm->y0 + l * h + h * 0.45, bw * (xa > 0 ?
-		    ma / xa : 1), h * 0.45, "#2166ac", "layer %d after: %.4f",
-		    pp->layer ? pp->layer[l] : l, xa > 0 ? ma / xa : 1);
+		    ma / xa : 1), h * 0.45, "#2166ac", "layer %d %s: %.4f",
+		    pp->layer ? pp->layer[l] : l, pp->after_name, xa > 0 ?
+		    ma / xa : 1);
 	}
 	for (i = 0; i <= 4; i++) {
 		mk_svg_line(fp, x + bw * i / 4, gm->y0, x + bw * i / 4,
@@ -122,7 +123,8 @@ bal_panel(FILE *fp, const struct mk_eplb_picture *pp, const struct geom *gm,
 	mk_svg_text(fp, x + 14, gm->y0 + pp->L * h + 32, "start", 10, "%s",
 	    pp->before_name);
 	mk_svg_rect(fp, x, gm->y0 + pp->L * h + 38, 10, 8, "#2166ac", NULL);
-	mk_svg_text(fp, x + 14, gm->y0 + pp->L * h + 46, "start", 10, "after");
+	mk_svg_text(fp, x + 14, gm->y0 + pp->L * h + 46, "start", 10, "%s",
+	    pp->after_name);
 }
 
 /* Sum of means over sum of maxima, as vLLM logs balancedness. */
@@ -178,8 +180,8 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	    "slots on %d GPUs (%d nodes, %d groups); colour: a GPU's load "
 	    "over its layer's mean", pp->L, c->E, c->R, c->G, c->N, c->K);
 	mk_svg_text(fp, 16, 62, "start", 12, "balancedness (sum of means / "
-	    "sum of maxima): %s %.4f, after %.4f%s", pp->before_name,
-	    total_balance(before, pp->L, c->G),
+	    "sum of maxima): %s %.4f, %s %.4f%s", pp->before_name,
+	    total_balance(before, pp->L, c->G), pp->after_name,
 	    total_balance(after, pp->L, c->G), pp->S > 1 ?
 	    "; loads of all scenarios summed" : "");
 	step = (int)(12 / gm.ch) + 1;
@@ -188,7 +190,7 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 		    "end", 10, "%d", pp->layer ? pp->layer[l] : l);
 	mk_svg_vtext(fp, 18, gm.y0 + pp->L * gm.ch / 2, 12, "layer");
 	panel(fp, pp, &gm, 0, before, pp->before_name);
-	panel(fp, pp, &gm, 1, after, "after");
+	panel(fp, pp, &gm, 1, after, pp->after_name);
 	bal_panel(fp, pp, &gm, before, after, gm.x0 + 2 * (gm.pw + gm.gap),
 	    bw);
 	mk_svg_scale_bar(fp, gm.x0, gm.y0 + pp->L * gm.ch + 40, 240, 12, 0,

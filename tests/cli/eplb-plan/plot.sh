@@ -17,4 +17,9 @@ grep -o 'balancedness (sum of means / sum of maxima): [^<]*' q.svg
 # nothing left behind when the plot cannot be written
 printf '1,2,3,4\n5,6,7,8\n' > w.csv
 fails 1 eplb-plan -r 8 -G 2 --plot nodir/p.svg -o out.npy w.csv
-only_files in.json next.json p.svg plan.npy q.svg w.csv
+
+# --eval: the plan made on one dump, scored on another, beside no EPLB
+eplb-plan --eval plan.npy -G 32 --skip-zero-layers --plot e.svg next.json > /dev/null 2>&1
+render e.svg
+grep -o 'balancedness (sum of means / sum of maxima): [^<]*' e.svg
+only_files e.svg in.json next.json p.svg plan.npy q.svg w.csv
