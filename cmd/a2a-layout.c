@@ -51,10 +51,12 @@ static const struct mk_usage usage = {
 	    "[--threads N] [-hVv] [FILE]",
 	"Compute expert-parallel all-to-all dispatch layouts and buffer sizes "
 	    "from routing traces.",
-	"FILE: topk ids [R,T,K], one [T_r,K] per rank, or [S,R,T,K] (i32/i64);\n"
-	    "none or -: stdin.  With --phy2log, PLAN or FILE (not both) may "
-	    "be -.\nMOEKIT_A2A_READ=pread|map: how a trace file is read "
-	    "(default: timed both ways).\n",
+	"FILE: topk ids [R,T,K], one [T_r,K] per rank, or [S,R,T,K] (i32/i64;\n"
+	    "NPY, CSV or .npz), or routing records as JSON lines (with -R: a "
+	    "step per layer);\nnone or -: stdin.  With --phy2log, PLAN or FILE "
+	    "(not both) may be -.\nMOEKIT_A2A_READ=pread|map: how a trace file "
+	    "is read (default: timed both ways).\nMOEKIT_PROGRESS=always|off: "
+	    "the progress line on any stderr, or never.\n",
 };
 
 static void
