@@ -47,9 +47,11 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 		    "low-latency kernels need K <= 11", c->K);
 	if (o->max_tokens > 0 && j->sh.max_T > o->max_tokens)
 		return mk_err_usage(e, "--max-tokens %lld: the trace's ranks "
-		    "hold up to %lld tokens; DeepEP's low-latency dispatch "
-		    "asserts num_tokens <= num_max_dispatch_tokens_per_rank",
-		    (long long)o->max_tokens, (long long)j->sh.max_T);
+		    "hold up to %lld tokens; %s", (long long)o->max_tokens,
+		    (long long)j->sh.max_T, c->style == MK_A2A_TRITON ?
+		    "Triton-distributed's layer holds at most max_tokens a "
+		    "rank" : "DeepEP's low-latency dispatch asserts num_tokens "
+		    "<= num_max_dispatch_tokens_per_rank");
 	if (o->rank >= c->R)
 		return mk_err_usage(e, "--rank %d: the trace has %d ranks",
 		    o->rank, c->R);

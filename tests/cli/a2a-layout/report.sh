@@ -35,3 +35,4 @@ a2a-layout -E 128 --num-sms 132 --report -o /dev/null r64.csv | grep -e '^recomm
 gen 8 6 2 16 > r8t6.csv
 fails 2 a2a-layout -E 16 --max-tokens 1 --report -o /dev/null r8t6.csv
 a2a-layout -E 16 --max-tokens 6 --report -o /dev/null r8t6.csv | grep low_latency
+fails 2 a2a-layout -E 16 --style triton-dist --max-tokens 2 -o /dev/null r8t6.csv
