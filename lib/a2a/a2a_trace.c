@@ -83,6 +83,18 @@ read_rest(struct mk_a2a_trace *tr, struct mk_err *e)
 	}
 }
 
+/* A top-k DeepEP's kernels cannot take: 1 with e filled, else 0. */
+static int
+topk_bad(int64_t K, const char *name, const char *shape, struct mk_err *e)
+{
+	if (K >= 1 && K <= MK_A2A_MAX_TOPK)
+		return 0;
+	mk_err_data(e, "%s: shape (%s): top-%lld; DeepEP's dispatch kernels "
+	    "take 1 to %d experts per token", name, shape, (long long)K,
+	    MK_A2A_MAX_TOPK);
+	return 1;
+}
+
 /* Shape checks of what was read whole. */
 static int
 whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
@@ -122,6 +134,9 @@ whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 		    name, tr->nt, mk_shape_str(sb, sizeof(sb), t0->ndim,
 		    t0->shape));
 	}
+	if (topk_bad(t0->shape[t0->ndim - 1], name, mk_shape_str(sb,
+	    sizeof(sb), t0->ndim, t0->shape), e))
+		return -1;
 	for (i = 0; i < tr->nt; i++) {
 		if ((sh->elem = id_dtype(tr->t[i].dtype, name, e)) < 0)
 			return -1;
@@ -176,10 +191,8 @@ open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
 	if (h->shape[n - 3] < 1 || h->shape[n - 3] > MK_A2A_MAX_RANKS)
 		return mk_err_data(e, "%s: shape (%s): %lld ranks (1 to %d)",
 		    name, sb, (long long)h->shape[n - 3], MK_A2A_MAX_RANKS);
-	if (h->shape[n - 1] < 1 || h->shape[n - 1] > MK_A2A_MAX_TOPK)
-		return mk_err_data(e, "%s: shape (%s): top-%lld; DeepEP's "
-		    "dispatch kernels take 1 to %d experts per token", name,
-		    sb, (long long)h->shape[n - 1], MK_A2A_MAX_TOPK);
+	if (topk_bad(h->shape[n - 1], name, sb, e))
+		return -1;
 	/* [R, T, K] is read as the one step of [1, R, T, K], unstepped */
 	sh->stepped = n == 4;
 	sh->S = n == 4 ? (int)h->shape[0] : 1;

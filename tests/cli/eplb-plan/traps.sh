@@ -18,3 +18,6 @@ cmp c.csv d.csv && echo "--num-gpus --num-nodes --num-groups = -G -n -g"
 # --log2phy-width: full (the default; "seed" its earlier name) or max
 eplb-plan -r 6 -G 2 --log2phy-width seed -f csv --emit log2phy w.csv 2>/dev/null | head -1
 eplb-plan -r 6 -G 2 --log2phy-width full -f csv --emit log2phy w.csv 2>/dev/null | head -1
+# --quiet is accepted by every tool; eplb-plan draws no progress line
+eplb-plan --quiet -r 6 -G 2 -f csv --emit phy2log w.csv > q.csv 2>/dev/null
+cmp a.csv q.csv && echo "--quiet: the same plan"

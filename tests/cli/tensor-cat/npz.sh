@@ -16,3 +16,8 @@ fails 1 tensor-cat -o dup.npz two.npz two.npz
 only_files back.npy plan.csv plan.npz two.npz
 cp "$TESTDATA/pt/stat.pt" stat.pt
 fails 1 tensor-cat stat.pt
+# a cut archive, and --quiet (accepted, nothing to silence)
+head -c 200 two.npz > cut.npz
+fails 1 tensor-cat cut.npz
+tensor-cat --quiet --info two.npz
+rm cut.npz
