@@ -339,14 +339,16 @@ tick(void *ctx)
 static int
 bench(const struct opts *o)
 {
+	struct mk_mdec_bench run = o->b;	/* with the plot's and the
+					 * progress line's hooks */
+	const struct mk_mdec_bench *b = &run;
+	const int nrows = b->nisa * b->nthreads * b->nbsz * b->nlayout *
+	    b->ndens;
 	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
-	const struct mk_mdec_bench *b = &o->b;
-	struct mk_mdec_bench run = o->b;
 	struct ticker tk = { .done = 0 };
 	struct mk_out *w, *pic;
 	struct mk_err e;
 	char title[200];
-
 	int i, maxB = 1;
 
 	for (i = 0; i < b->nbsz; i++)
@@ -360,15 +362,13 @@ bench(const struct opts *o)
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
 	if (pic != NULL) {
-		rows.max = b->nisa * b->nthreads * b->nbsz * b->nlayout *
-		    b->ndens;
+		rows.max = nrows;
 		if ((rows.row = calloc((size_t)rows.max, sizeof(*rows.row)))
 		    == NULL)
 			err(MK_EXIT_DATA, NULL);
 		run.keep = &rows;
 	}
-	mk_progress_start(&tk.pg, "rows timed", (int64_t)b->nisa *
-	    b->nthreads * b->nbsz * b->nlayout * b->ndens, o->c.quiet ||
+	mk_progress_start(&tk.pg, "rows timed", nrows, o->c.quiet ||
 	    o->bench != 1);
 	run.tick = tick;
 	run.tick_ctx = &tk;

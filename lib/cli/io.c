@@ -262,19 +262,21 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 	if (o->fmt == MK_FMT_CSV) {
 		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
 		    shape, &e);
-	} else if (o->fmt == MK_FMT_NPZ) {
-		/* a member per tensor, named as CSV names it, once */
-		if (mk_npzw_has(&o->npz, name ? name : idx))
+	} else {
+		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
+		/* NPZ: a member per tensor, named as CSV names it, once */
+		if (o->fmt == MK_FMT_NPZ && mk_npzw_has(&o->npz, name ? name :
+		    idx))
 			/* at exit, mk_out_abandon removes the temporaries */
 			errx(MK_EXIT_DATA, "%s: a second tensor named '%s': an "
 			    ".npz holds each name once (tensor-cat --names "
 			    "renames)", o->name, name ? name : idx);
-		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
-		r = mk_npzw_begin(&o->npz, o->fp, name ? name : idx, &e) < 0 ||
-		    mk_npzw_data(&o->npz, o->fp, hdr, hl, &e) < 0 ? -1 : 0;
-	} else {
-		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
-		r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
+		if (o->fmt == MK_FMT_NPZ)
+			r = mk_npzw_begin(&o->npz, o->fp, name ? name : idx,
+			    &e) < 0 || mk_npzw_data(&o->npz, o->fp, hdr, hl,
+			    &e) < 0 ? -1 : 0;
+		else
+			r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
 	}
 	if (r < 0 || ferror(o->fp))
 		write_failed(o->name, errno ? errno : EIO);

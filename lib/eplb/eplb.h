@@ -257,6 +257,9 @@ int	mk_eplb_plan_layer(const struct mk_eplb_cfg *c, const double *w, int S,
  */
 double	mk_eplb_noeplb_max(const struct mk_eplb_cfg *c, const double *w);
 
+/* Without EPLB, the GPU of expert e: floor(e G / E). */
+int	mk_eplb_noeplb_gpu(const struct mk_eplb_cfg *c, int e);
+
 /* What --stats and --eval report for one layer in one scenario. */
 struct mk_eplb_stat {
 	double	max, mean, balancedness, lower_bound, gap;

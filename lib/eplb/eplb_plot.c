@@ -24,11 +24,11 @@ gpu_sum(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 				    (size_t)c->G + (size_t)l];
 		return;
 	}
-	/* no EPLB: expert x on GPU floor(x G / E), one replica each */
+	/* no EPLB: one replica each, in order on the GPUs */
 	for (s = 0; s < S; s++)
 		for (l = 0; l < L; l++)
 			for (x = 0; x < c->E; x++) {
-				g = (int)((int64_t)x * c->G / c->E);
+				g = mk_eplb_noeplb_gpu(c, x);
 				out[(size_t)l * (size_t)c->G + (size_t)g] +=
 				    w[((size_t)s * (size_t)L + (size_t)l) *
 				    (size_t)c->E + (size_t)x];

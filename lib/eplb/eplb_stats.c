@@ -11,6 +11,12 @@
 #include "base/threads.h"
 #include "eplb/eplb.h"
 
+int
+mk_eplb_noeplb_gpu(const struct mk_eplb_cfg *c, int e)
+{
+	return (int)((int64_t)e * c->G / c->E);
+}
+
 double
 mk_eplb_noeplb_max(const struct mk_eplb_cfg *c, const double *w)
 {
@@ -19,7 +25,7 @@ mk_eplb_noeplb_max(const struct mk_eplb_cfg *c, const double *w)
 
 	/* expert e on GPU floor(e G / E): E/G in order on each */
 	for (e = 0; e < c->E; e++) {
-		ge = (int)((int64_t)e * c->G / c->E);
+		ge = mk_eplb_noeplb_gpu(c, e);
 		if (ge != g) {
 			max = load > max ? load : max;
 			load = 0;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -548,26 +549,34 @@ blank(const char *l, size_t n)
 }
 
 /*
- * The blank-separated fields of l: calls fn on each, returns how many.
+ * The next blank-separated word of l[0..n) at or after *at: its start
+ * into *w and length into *len, *at past it.  Returns 0 at the end.
  */
-static size_t
-each_word(const char *l, size_t n, void (*fn)(void *, size_t, void *),
-    void *data)
+static int
+next_word(const char *l, size_t n, size_t *at, size_t *w, size_t *len)
 {
-	size_t i = 0, j, nw = 0;
+	size_t i = *at, j;
 
-	for (;;) {
-		while (i < n && (l[i] == ' ' || l[i] == '\t'))
-			i++;
-		if (i == n)
-			return nw;
-		for (j = i; j < n && l[j] != ' ' && l[j] != '\t'; j++)
-			;
-		if (fn != NULL)
-			fn((void *)(l + i), j - i, data);
-		nw++;
-		i = j;
-	}
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if (i == n)
+		return 0;
+	for (j = i; j < n && l[j] != ' ' && l[j] != '\t'; j++)
+		;
+	*w = i;
+	*len = j - i;
+	*at = j;
+	return 1;
+}
+
+/* The blank-separated words of l as the fields of a row (on_field). */
+static void
+each_word(const char *l, size_t n, struct mk_src *s)
+{
+	size_t at = 0, w, len;
+
+	while (next_word(l, n, &at, &w, &len))
+		on_field((void *)(uintptr_t)(l + w), len, s);
 }
 
 /* Is every blank-separated word of l a number, and are there two or more? */
@@ -575,20 +584,15 @@ static int
 numbers_by_blanks(const char *l, size_t n)
 {
 	struct mk_value v;
-	size_t i = 0, j, nw = 0;
+	size_t at = 0, w, len;
+	int nw = 0;
 
-	for (;;) {
-		while (i < n && (l[i] == ' ' || l[i] == '\t'))
-			i++;
-		if (i == n)
-			return nw >= 2;
-		for (j = i; j < n && l[j] != ' ' && l[j] != '\t'; j++)
-			;
-		if (mk_csv_parse_number(l + i, j - i, &v) < 0)
+	while (next_word(l, n, &at, &w, &len)) {
+		if (mk_csv_parse_number(l + w, len, &v) < 0)
 			return 0;
 		nw++;
-		i = j;
 	}
+	return nw >= 2;
 }
 
 /*
@@ -607,7 +611,7 @@ split_header(struct mk_csvstate *c, struct mk_src *s)
 	c->cols = NULL;
 	c->ncols_hdr = 0;
 	c->nf = c->alen = 0;
-	each_word(line, strlen(line), on_field, s);
+	each_word(line, strlen(line), s);
 	free(line);
 	take_header(c, s);
 	c->nf = c->alen = 0;
@@ -690,7 +694,7 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 			goto bad;
 		if (c->ws) {
 			c->in_record = 1;
-			each_word(l, n, on_field, s);
+			each_word(l, n, s);
 			on_row(0, s);
 			if (c->failed)
 				goto bad;

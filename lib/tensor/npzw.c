@@ -56,6 +56,26 @@ le(unsigned char *q, uint64_t v, int bytes)
 	return q;
 }
 
+/*
+ * The fields a local header and a directory entry share, from "version
+ * needed" to "extra length": stored, the data descriptor flag, the sizes
+ * in the Zip64 extra field.
+ */
+static unsigned char *
+member_fields(unsigned char *q, uint32_t crc, size_t nl, int extra)
+{
+	q = le(q, VERSION_ZIP64, 2);
+	q = le(q, FLAG_DESCRIPTOR, 2);
+	q = le(q, 0, 2);			/* stored */
+	q = le(q, DOS_TIME, 2);
+	q = le(q, DOS_DATE, 2);
+	q = le(q, crc, 4);
+	q = le(q, 0xffffffffu, 4);		/* sizes: Zip64 extra */
+	q = le(q, 0xffffffffu, 4);
+	q = le(q, nl, 2);
+	return le(q, (uint64_t)extra, 2);
+}
+
 static int
 put(struct mk_npzw *z, FILE *fp, const void *p, size_t n, struct mk_err *e)
 {
@@ -92,16 +112,7 @@ mk_npzw_begin(struct mk_npzw *z, FILE *fp, const char *name,
 	z->crc = 0;
 	z->size = 0;
 	q = le(q, 0x04034b50, 4);		/* local file header */
-	q = le(q, VERSION_ZIP64, 2);
-	q = le(q, FLAG_DESCRIPTOR, 2);
-	q = le(q, 0, 2);			/* stored */
-	q = le(q, DOS_TIME, 2);
-	q = le(q, DOS_DATE, 2);
-	q = le(q, 0, 4);			/* crc: in the descriptor */
-	q = le(q, 0xffffffffu, 4);		/* sizes: Zip64 extra */
-	q = le(q, 0xffffffffu, 4);
-	q = le(q, nl, 2);
-	q = le(q, 20, 2);
+	q = member_fields(q, 0, nl, 20);	/* crc: in the descriptor */
 	q = le(q, 0x0001, 2);			/* Zip64 extra field */
 	q = le(q, 16, 2);
 	q = le(q, 0, 8);
@@ -146,16 +157,7 @@ central(struct mk_npzw *z, FILE *fp, const struct mk_npzw_entry *ent,
 
 	q = le(q, 0x02014b50, 4);
 	q = le(q, 0x0300 | VERSION_ZIP64, 2);	/* made by: Unix */
-	q = le(q, VERSION_ZIP64, 2);
-	q = le(q, FLAG_DESCRIPTOR, 2);
-	q = le(q, 0, 2);
-	q = le(q, DOS_TIME, 2);
-	q = le(q, DOS_DATE, 2);
-	q = le(q, ent->crc, 4);
-	q = le(q, 0xffffffffu, 4);
-	q = le(q, 0xffffffffu, 4);
-	q = le(q, nl, 2);
-	q = le(q, 28, 2);			/* extra */
+	q = member_fields(q, ent->crc, nl, 28);
 	q = le(q, 0, 2);			/* comment */
 	q = le(q, 0, 2);			/* disk */
 	q = le(q, 0, 2);			/* internal attributes */
