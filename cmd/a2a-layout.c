@@ -29,23 +29,27 @@ struct opts {
 	struct mk_a2a_jsonl jsonl;	/* a JSON-lines trace's fields */
 	char		 fieldbuf[256];
 	int		 layer;
+	int		 per_step;	/* --layer-per-step */
 	int		 hidden_default;	/* --hidden left at 7168 */
 };
 
 /* The options of the table, by name. */
 struct args {
 	struct arg_str	*E, *R, *style, *sms, *rank, *step, *layer, *hidden,
-			*hb, *dtype, *align, *config, *maxtok;
-	struct arg_lit	*lenient, *report;
+			*hb, *dtype, *align, *config, *maxtok, *idxbits,
+			*lws;
+	struct arg_lit	*lenient, *report, *per_step;
 	struct arg_file	*plan, *file, *plot;
 	struct arg_str	*fields;
 };
 
 static const struct mk_usage usage = {
 	"-E E [-R R] [--style deepep|triton-dist] [--num-sms N] [--rank r] "
-	    "[--step s] [--phy2log PLAN [--layer L]] [--hidden H] "
+	    "[--step s] [--phy2log PLAN [--layer L | --layer-per-step]] "
+	    "[--local-world-size L] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
-	    "[--config NS,NR,RS,RR] [--max-tokens M] [--lenient] [--report] "
+	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--max-tokens M] "
+	    "[--lenient] [--report] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
 	    "[--threads N] [-hVv] [FILE]",
@@ -77,6 +81,10 @@ make_args(struct args *a)
 	    "through this eplb-plan phy2log");
 	a->layer = arg_str0(NULL, "layer", "L", "the layer of PLAN (default "
 	    "0)");
+	a->per_step = arg_lit0(NULL, "layer-per-step", "step s of the trace "
+	    "goes through layer s of PLAN");
+	a->lws = arg_str0(NULL, "local-world-size", "L", "ranks per node, "
+	    "Triton-distributed (default 8, or R below 8)");
 	a->hidden = arg_str0(NULL, "hidden", "H", "hidden size (default "
 	    "7168)");
 	a->hb = arg_str0(NULL, "hidden-bytes", "B", "bytes per token for the "
@@ -87,6 +95,8 @@ make_args(struct args *a)
 	    "receive counts up to A (default 1)");
 	a->config = arg_str0(NULL, "config", "NS,NR,RS,RR", "DeepEP chunk "
 	    "sizes (default: DeepEP's table for R)");
+	a->idxbits = arg_str0(NULL, "topk-idx-bits", "64|32", "DeepEP built "
+	    "with TOPK_IDX_BITS=32 sizes its buffers for int32 ids");
 	a->maxtok = arg_str0(NULL, "max-tokens,"
 	    "num-max-dispatch-tokens-per-rank", "M", "low-latency M / "
 	    "Triton-distributed max_tokens");
@@ -108,6 +118,7 @@ static void
 sizing_args(const struct args *a, struct mk_a2a_sizing *sz)
 {
 	static const char *const dtypes[] = { "bf16", "fp8" };
+	static const char *const bits[] = { "64", "32" };
 	int v[4], n;
 
 	memset(sz, 0, sizeof(*sz));
@@ -125,6 +136,8 @@ sizing_args(const struct args *a, struct mk_a2a_sizing *sz)
 		    "of 128 (one scale per 128 values)", (long long)sz->hidden);
 	sz->max_tokens = mk_arg_int(a->maxtok, 1, (int64_t)1 << 30, 0,
 	    "--max-tokens");
+	sz->idx_bytes = mk_arg_choice(a->idxbits, bits, 2, 0,
+	    "--topk-idx-bits") == 1 ? 4 : 8;
 	if ((sz->has_config = a->config->count > 0)) {
 		if (sscanf(a->config->sval[0], "%d,%d,%d,%d%n", &v[0], &v[1],
 		    &v[2], &v[3], &n) != 4 || a->config->sval[0][n] != '\0')
@@ -132,7 +145,7 @@ sizing_args(const struct args *a, struct mk_a2a_sizing *sz)
 			    "(nvl_send,nvl_recv,rdma_send,rdma_recv)",
 			    a->config->sval[0]);
 		sz->dcfg = (struct mk_a2a_dcfg){ sz->num_sms, v[0], v[1], v[2],
-		    v[3] };
+		    v[3], 0 };
 	}
 }
 
@@ -157,6 +170,9 @@ job_args(const struct args *a, struct opts *o)
 	j->cfg.align = (int)mk_arg_int(a->align, 1, 1 << 20, 1,
 	    "--expert-alignment");
 	j->cfg.lenient = a->lenient->count > 0;
+	j->cfg.local = (int)mk_arg_int(a->lws, 1, MK_A2A_MAX_RANKS, 0,
+	    "--local-world-size");
+	j->cfg.max_tokens = o->sz.max_tokens;
 	j->report = a->report->count > 0;
 	j->max_tokens = o->sz.max_tokens;
 	j->sizing = &o->sz;
@@ -222,7 +238,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	    MK_OPT_THREADS);
 	make_args(&a);
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
-	    a.layer, a.hidden, a.hb, a.dtype, a.align, a.config, a.maxtok,
+	    a.layer, a.per_step, a.lws, a.hidden, a.hb, a.dtype, a.align,
+	    a.config, a.idxbits, a.maxtok,
 	    a.lenient, a.report, a.plot, a.fields, c.format, c.emit, c.output,
 	    c.threads,
 	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };
@@ -235,6 +252,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->layer = (int)mk_arg_int(a.layer, 0, INT32_MAX, 0, "--layer");
 	if (a.layer->count && o->phy2log == NULL)
 		mk_usage_error("--layer needs --phy2log");
+	if ((o->per_step = a.per_step->count > 0) && o->phy2log == NULL)
+		mk_usage_error("--layer-per-step needs --phy2log");
+	if (o->per_step && a.layer->count)
+		mk_usage_error("--layer and --layer-per-step: give one");
 	sizing_args(&a, &o->sz);
 	o->hidden_default = a.hidden->count == 0 && a.hb->count == 0;
 	job_args(&a, o);
@@ -257,6 +278,7 @@ read_plan(struct opts *o, struct mk_phy2log *pl)
 		mk_usage_error("--layer %d: %s has %d layers", o->layer, name,
 		    pl->L);
 	j->plan = pl->p + (size_t)o->layer * (size_t)pl->R;
+	j->plan_rows = o->per_step ? pl->L : 1;
 	j->plan_slots = pl->R;
 	j->plan_experts = j->cfg.E > 0 ? j->cfg.E : pl->max < INT32_MAX ?
 	    (int)pl->max + 1 : 0;

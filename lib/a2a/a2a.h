@@ -33,8 +33,12 @@ struct mk_a2a_cfg {
 	int	style;		/* enum mk_a2a_style */
 	int	align;		/* expert_alignment (DeepEP) */
 	int	lenient;	/* ignore ids out of range, as DeepEP does */
-	int	local;		/* ranks per node (8, or R when R < 8) */
+	int	local;		/* ranks per node (DeepEP: 8, or R when
+				 * R < 8; Triton-distributed: its
+				 * local_world_size, 0 for that default) */
 	int	threads;	/* the layout runs on this many (<= 1: one) */
+	int64_t	max_tokens;	/* Triton-distributed's max_tokens (0: the
+				 * step's most tokens on a rank) */
 };
 
 /*
@@ -104,12 +108,20 @@ struct mk_a2a_group {
 };
 
 /*
- * Check a configuration against DeepEP's (or Triton-distributed's) rules:
- * E % R == 0, intranode R in {2, 4, 8}, internode R = 8n with n in {2, 3,
- * 4, 6, 8, 12, 16, 18, 20}, K <= 32, C >= 1.  Returns 0, or -1 with a
- * usage error quoting the rule.
+ * Check a configuration against DeepEP's rules: E % R == 0, intranode R
+ * in {2, 4, 8}, internode R = 8n with n in {2, 3, 4, 6, 8, 12, 16, 18,
+ * 20}, K <= 32, C >= 1; or Triton-distributed's: E % R == 0 only (and
+ * local dividing R, for the node of each rank).  Sets c->local.  Returns
+ * 0, or -1 with a usage error quoting the rule.
  */
 int	mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e);
+
+/* Whether c has DeepEP's internode outputs (RDMA ranks of 8). */
+static inline int
+mk_a2a_internode(const struct mk_a2a_cfg *c)
+{
+	return c->style == MK_A2A_DEEPEP && c->R > MK_A2A_NVL;
+}
 
 /* Allocate (zeroed) or free the arrays of a group result for c. */
 int	mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c);
@@ -151,8 +163,16 @@ struct mk_a2a_rank {
 	int32_t		*recv_src_meta;		/* [N][2] internode */
 	int32_t		*send_nvl_head;		/* [Nrdma][8] internode */
 	/* Triton-distributed */
+	int64_t		 M;		/* max_tokens of its buffers */
+	int64_t		 Nrows;		/* token-slot rows it receives */
 	int32_t		*scatter_idx;	/* [T][K] */
 	int32_t		*send_reqs;	/* [nodes][2][T] */
+	int32_t		*recv_scatter;	/* [nodes][M][K] token_dst_scatter_idx
+					 * as this rank stores it */
+	int32_t		*recv_reqs;	/* [nodes][2][M] send_reqs_recv_tensor */
+	int32_t		*recv_topk_ids;	/* [nodes][M][K] topk_indices_tensor */
+	int64_t		*skip_map;	/* [Nrows] intranode */
+	int64_t		*skip_topk;	/* [Nrows][K] intranode */
 };
 
 /*
@@ -165,6 +185,11 @@ int	mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	    struct mk_err *e);
 void	mk_a2a_rank_free(struct mk_a2a_rank *out);
 
+/* mk_a2a_rank's Triton-distributed part (a2a_triton.c). */
+int	mk_a2a_triton_rank(const struct mk_a2a_cfg *c,
+	    const struct mk_a2a_step *s, const struct mk_a2a_group *g, int r,
+	    struct mk_a2a_rank *out, struct mk_err *e);
+
 /*
  * DeepEP's Config: chunk sizes in tokens.  mk_a2a_deepep_config fills the
  * default dispatch and combine configs of DeepEP 567632d for R ranks;
@@ -174,6 +199,8 @@ void	mk_a2a_rank_free(struct mk_a2a_rank *out);
  */
 struct mk_a2a_dcfg {
 	int	num_sms, nvl_send, nvl_recv, rdma_send, rdma_recv;
+	int	idx_bytes;	/* sizeof(topk_idx_t): 8, or 4 in a build
+				 * with TOPK_IDX_BITS=32 (0 reads as 8) */
 };
 
 int	mk_a2a_deepep_config(int R, int num_sms, struct mk_a2a_dcfg *dispatch,

@@ -12,8 +12,11 @@ struct mk_a2a_job {
 	struct mk_a2a_cfg	 c;
 	struct mk_a2a_trace	*tr;
 	struct mk_a2a_trace_shape sh;
-	struct mk_a2a_phys	 map;		/* with a plan */
-	int32_t			**pbuf;		/* [R] its physical ids */
+	struct mk_a2a_phys	*map;		/* [plan_rows] with a plan */
+	int			 nmap;		/* of them built */
+	int			 narrow;	/* i64 ids read as DeepEP's int */
+	int32_t			**pbuf;		/* [R] a step's ids, routed or
+						 * narrowed */
 	int			 nbmax;		/* steps laid out at once */
 	struct mk_a2a_step	 st[MK_A2A_MAX_STEPS], ph;
 	struct mk_a2a_group	 g[MK_A2A_MAX_STEPS];
@@ -61,20 +64,47 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 	if (o->step >= 0 && (!j->sh.stepped || o->step >= j->sh.S))
 		return mk_err_usage(e, "--step %d: the trace has %d steps",
 		    o->step, j->sh.stepped ? j->sh.S : 0);
+	if (o->plan_rows > 1 && !j->sh.stepped)
+		return mk_err_usage(e, "--layer-per-step: the trace has no "
+		    "step axis; give --layer");
+	if (o->plan_rows > 1 && j->sh.S > o->plan_rows)
+		return mk_err_usage(e, "--layer-per-step: the trace has %d "
+		    "steps, %s %d layers", j->sh.S, o->plan_name,
+		    o->plan_rows);
 	return 0;
 }
 
-/* Buffers of the plan's mapping: a step's physical ids, rank by rank. */
+/* The plan's mappings, one a row (each row checked now). */
 static int
 open_plan(struct mk_a2a_job *j, struct mk_err *e)
 {
 	const struct mk_a2a_job_opts *o = &j->o;
+	char what[320];
+	int l, n = o->plan_rows > 1 ? o->plan_rows : 1;
+
+	if ((j->map = calloc((size_t)n, sizeof(*j->map))) == NULL)
+		return mk_err_data(e, "out of memory");
+	for (l = 0; l < n; l++, j->nmap++) {
+		if (n > 1)
+			snprintf(what, sizeof(what), "%.256s, layer %d",
+			    o->plan_name, l);
+		else
+			snprintf(what, sizeof(what), "%.256s", o->plan_name);
+		if (mk_a2a_phys_init(&j->map[l], o->plan + (size_t)l *
+		    (size_t)o->plan_slots, o->plan_slots, o->plan_experts,
+		    what, e) < 0)
+			return -1;
+	}
+	j->c.E = o->plan_slots;
+	return 0;
+}
+
+/* A step's routed or narrowed ids, rank by rank. */
+static int
+open_bufs(struct mk_a2a_job *j, struct mk_err *e)
+{
 	int r;
 
-	if (mk_a2a_phys_init(&j->map, o->plan, o->plan_slots, o->plan_experts,
-	    o->plan_name, e) < 0)
-		return -1;
-	j->c.E = o->plan_slots;
 	if ((j->pbuf = calloc((size_t)j->sh.R, sizeof(*j->pbuf))) == NULL)
 		return mk_err_data(e, "out of memory");
 	for (r = 0; r < j->sh.R; r++)
@@ -112,8 +142,13 @@ job_open(struct mk_a2a_job *j, struct mk_src *s, struct mk_err *e)
 		return -1;
 	if (check(j, e) < 0)
 		return -1;
-	/* several steps of a file read in place; the mapping goes by one */
-	j->nbmax = j->o.plan == NULL ? mk_a2a_trace_batch(j->tr) : 1;
+	/* DeepEP reads int64 ids as int: only --lenient lets such ids by */
+	j->narrow = j->o.plan == NULL && j->c.lenient && j->sh.elem == 8 &&
+	    j->c.style == MK_A2A_DEEPEP;
+	if ((j->o.plan != NULL || j->narrow) && open_bufs(j, e) < 0)
+		return -1;
+	/* several steps of a file read in place; a mapping goes by one */
+	j->nbmax = j->pbuf == NULL ? mk_a2a_trace_batch(j->tr) : 1;
 	for (b = 0; b < j->nbmax; b++)
 		if (mk_a2a_group_alloc(&j->g[b], &j->c) < 0)
 			return mk_err_data(e, "out of memory");
@@ -153,6 +188,28 @@ mk_a2a_job_shape(const struct mk_a2a_job *j)
 	return j->sh;
 }
 
+/*
+ * The one step of a batch into j->ph: through the plan's row for it, or
+ * narrowed to DeepEP's int.  Every rank is read first.
+ */
+static int
+route(struct mk_a2a_job *j, const char *where, struct mk_err *e)
+{
+	int l = j->nmap > 1 ? j->step : 0;
+
+	if (mk_a2a_step_load(&j->st[0], j->c.threads, e) < 0)
+		return -1;
+	if (j->narrow) {
+		mk_a2a_step_narrow(&j->st[0], &j->ph, j->pbuf);
+		return 0;
+	}
+	if (l >= j->nmap)
+		return mk_err_data(e, "%s%s has %d layers (--layer-per-step)",
+		    where, j->o.plan_name, j->nmap);
+	return mk_a2a_phys_map(&j->map[l], &j->st[0], &j->ph, j->pbuf,
+	    j->c.lenient, where, e);
+}
+
 /* The next batch of steps, laid out.  Returns its size, 0, or -1. */
 static int
 next_batch(struct mk_a2a_job *j, struct mk_err *e)
@@ -174,12 +231,9 @@ next_batch(struct mk_a2a_job *j, struct mk_err *e)
 			    mk_a2a_trace_name(j->tr));
 		wherev[b] = where[b];
 	}
-	/* the mapping reads every rank first */
-	if (j->o.plan != NULL && (mk_a2a_step_load(&j->st[0], j->c.threads,
-	    e) < 0 || mk_a2a_phys_map(&j->map, &j->st[0], &j->ph, j->pbuf,
-	    j->c.lenient, where[0], e) < 0))
+	if (j->pbuf != NULL && route(j, where[0], e) < 0)
 		return -1;
-	if (mk_a2a_layout_steps(&j->c, j->o.plan ? &j->ph : j->st, j->g, nb,
+	if (mk_a2a_layout_steps(&j->c, j->pbuf ? &j->ph : j->st, j->g, nb,
 	    wherev, e) < 0)
 		return -1;
 	return j->nb = nb;
@@ -217,7 +271,7 @@ mk_a2a_job_next(struct mk_a2a_job *j, struct mk_a2a_view *v,
 	v->rows = j->rows;
 	if (j->o.rank >= 0 && (!j->sh.stepped || k == j->o.step)) {
 		mk_a2a_rank_free(&j->pr);
-		if (mk_a2a_rank(&j->c, j->o.plan ? &j->ph : &j->st[b], g,
+		if (mk_a2a_rank(&j->c, j->pbuf ? &j->ph : &j->st[b], g,
 		    j->o.rank, &j->pr, e) < 0)
 			return -1;
 		v->pr = &j->pr;
@@ -251,7 +305,9 @@ mk_a2a_job_close(struct mk_a2a_job *j)
 		for (r = 0; r < j->sh.R; r++)
 			free(j->pbuf[r]);
 	free(j->pbuf);
-	mk_a2a_phys_free(&j->map);
+	for (b = 0; b < j->nmap; b++)
+		mk_a2a_phys_free(&j->map[b]);
+	free(j->map);
 	mk_a2a_trace_close(j->tr);
 	free(j->rows);
 	free(j);

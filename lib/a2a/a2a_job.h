@@ -39,6 +39,9 @@ struct mk_a2a_job_opts {
 					 * config */
 	const int64_t	*plan;		/* a phy2log row (logical ids in the
 					 * trace), or NULL */
+	int		 plan_rows;	/* rows at plan: 1, or one a step
+					 * (--layer-per-step: step s goes
+					 * through row s) */
 	int		 plan_slots;	/* its physical slots */
 	int		 plan_experts;	/* logical experts it places */
 	const char	*plan_name;	/* for messages ("--phy2log FILE") */

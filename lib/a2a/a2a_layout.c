@@ -11,20 +11,39 @@
 #include "a2a/a2a_scan.h"
 #include "simd/kern.h"
 
+/*
+ * Triton-distributed asserts only E % W == 0; nodes are local_world_size
+ * ranks (nnodes = W // L, so L must divide W for every rank to have one).
+ */
+static int
+triton_config(struct mk_a2a_cfg *c, struct mk_err *e)
+{
+	if (c->local < 1)
+		c->local = c->R < MK_A2A_NVL ? c->R : MK_A2A_NVL;
+	if (c->R % c->local != 0)
+		return mk_err_usage(e, "%d ranks: --local-world-size %d does "
+		    "not divide them (Triton-distributed: nnodes = world_size "
+		    "// local_world_size)", c->R, c->local);
+	return 0;
+}
+
 int
 mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 {
 	static const int nodes_ok[] = { 2, 3, 4, 6, 8, 12, 16, 18, 20 };
+	const char *who = c->style == MK_A2A_TRITON ? "Triton-distributed" :
+	    "DeepEP";
 	size_t i;
 	int ok;
 
 	if (c->R < 1 || c->R > MK_A2A_MAX_RANKS)
-		return mk_err_usage(e, "%d ranks: DeepEP supports 2 to %d", c->R,
-		    MK_A2A_MAX_RANKS);
+		return mk_err_usage(e, "%d ranks: a2a-layout supports 1 to %d "
+		    "(DeepEP's largest group)", c->R, MK_A2A_MAX_RANKS);
 	if (c->E < 1 || c->E % c->R != 0)
-		return mk_err_usage(e, "%d experts on %d ranks: DeepEP requires "
-		    "E %% R == 0 (num_tokens_per_expert.size(0) %% num_ranks)",
-		    c->E, c->R);
+		return mk_err_usage(e, "%d experts on %d ranks: %s requires "
+		    "E %% R == 0 (%s)", c->E, c->R, who, c->style ==
+		    MK_A2A_TRITON ? "num_tot_experts % world_size" :
+		    "num_tokens_per_expert.size(0) % num_ranks");
 	if (c->K < 1 || c->K > MK_A2A_MAX_TOPK)
 		return mk_err_usage(e, "top-%d: DeepEP's dispatch kernels "
 		    "require 1 <= K <= %d", c->K, MK_A2A_MAX_TOPK);
@@ -33,9 +52,15 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		    "least 2");
 	if (c->align < 1)
 		c->align = 1;
+	if (c->style == MK_A2A_TRITON)
+		return triton_config(c, e);
+	if (c->local > 0 && c->local != (c->R < MK_A2A_NVL ? c->R :
+	    MK_A2A_NVL))
+		return mk_err_usage(e, "--local-world-size %d: DeepEP's nodes "
+		    "are 8 ranks (NUM_MAX_NVL_PEERS); the option is "
+		    "Triton-distributed's", c->local);
 	if (c->R <= MK_A2A_NVL) {
-		if (c->style == MK_A2A_DEEPEP && c->R != 2 && c->R != 4 &&
-		    c->R != 8)
+		if (c->R != 2 && c->R != 4 && c->R != 8)
 			return mk_err_usage(e, "%d ranks: DeepEP intranode "
 			    "supports 2, 4 or 8 ranks (SWITCH_RANKS)", c->R);
 		c->local = c->R;
@@ -233,7 +258,7 @@ static int64_t
 count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     int src, int p, const struct piece *pc, struct mk_a2a_group *g)
 {
-	int R = c->R, C = c->C, inter = R > MK_A2A_NVL;
+	int R = c->R, C = c->C, inter = mk_a2a_internode(c);
 	int RR = inter ? R / MK_A2A_NVL : 1;
 	struct mk_a2a_scan sc;
 	int64_t bad;
@@ -270,7 +295,7 @@ static void
 finish_rank(const struct mk_a2a_cfg *c, int src, struct mk_a2a_group *g)
 {
 	int R = c->R, E = c->E, C = c->C, d, ch, p, x;
-	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int inter = mk_a2a_internode(c), RR = inter ? R / MK_A2A_NVL : 1;
 	int32_t *cp = g->chan_prefix + (size_t)src * R * C;
 	int32_t *rcp = g->rdma_chan_prefix + (size_t)src * RR * C;
 	int32_t *hist = g->scan_hist + (size_t)src * (size_t)g->pieces *
@@ -329,7 +354,7 @@ static void
 receive_rank(const struct mk_a2a_cfg *c, struct mk_a2a_group *g, int r)
 {
 	int R = c->R, E = c->E, K = c->K, epr = E / R, s, S, j, k;
-	int inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int inter = mk_a2a_internode(c), RR = inter ? R / MK_A2A_NVL : 1;
 	int64_t sum, begin, cnt, off;
 
 	for (s = 0, sum = 0; s < R; s++) {

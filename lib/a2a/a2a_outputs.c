@@ -8,7 +8,7 @@ enum mk_a2a_data {
 	G_TPR, G_TPN, G_TPE, G_CP, G_RCP, G_RP, G_RRP, G_RDRP, G_RT, G_RDRT,
 	G_RPE, G_LLC, G_LLR, G_FS, G_IT, G_RO, G_RR, G_ROWS,
 	P_INR, P_SH, P_RSI, P_RTK, P_RCP, P_RRCP, P_META, P_NVL, P_SCAT,
-	P_REQ
+	P_REQ, P_RSCAT, P_RREQ, P_RIDS, P_SKIP, P_SKIPK
 };
 
 /* Appends outputs to a list. */
@@ -46,9 +46,21 @@ triton(struct list *l, const struct mk_a2a_cfg *c,
 	add(l, "dispatch_output_rows", G_ROWS, 1, R, 0, 0, MK_I64);
 	add(l, "packed_recv_count", G_LLC, 2, R, epr, 0, MK_I32);
 	add(l, "layout_range", G_LLR, 3, R, epr, R, MK_I64);
-	if (pr != NULL) {
-		add(l, "token_dst_scatter_idx", P_SCAT, 2, pr->T, K, 0, MK_I32);
-		add(l, "send_reqs", P_REQ, 3, R / c->local, 2, pr->T, MK_I32);
+	int64_t nodes = R / c->local;
+
+	if (pr == NULL)
+		return l->n;
+	add(l, "token_dst_scatter_idx", P_SCAT, 2, pr->T, K, 0, MK_I32);
+	add(l, "send_reqs", P_REQ, 3, nodes, 2, pr->T, MK_I32);
+	add(l, "token_dst_scatter_idx_buf", P_RSCAT, 3, nodes, pr->M, K,
+	    MK_I32);
+	add(l, "send_reqs_recv_tensor", P_RREQ, 3, nodes, 2, pr->M, MK_I32);
+	add(l, "topk_indices_tensor", P_RIDS, 3, nodes, pr->M, K, MK_I32);
+	if (nodes == 1) {
+		add(l, "skipped_token_mapping_indices", P_SKIP, 1, pr->Nrows, 0,
+		    0, MK_I64);
+		add(l, "skipped_token_topk_mapping_indices", P_SKIPK, 2,
+		    pr->Nrows, K, 0, MK_I64);
 	}
 	return l->n;
 }
@@ -159,6 +171,11 @@ mk_a2a_output_data(const struct mk_a2a_output *x,
 	case P_META:	return pr->recv_src_meta;
 	case P_NVL:	return pr->send_nvl_head;
 	case P_SCAT:	return pr->scatter_idx;
+	case P_RSCAT:	return pr->recv_scatter;
+	case P_RREQ:	return pr->recv_reqs;
+	case P_RIDS:	return pr->recv_topk_ids;
+	case P_SKIP:	return pr->skip_map;
+	case P_SKIPK:	return pr->skip_topk;
 	default:	return pr->send_reqs;
 	}
 }

@@ -95,3 +95,25 @@ mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
 	}
 	return 0;
 }
+
+void
+mk_a2a_step_narrow(const struct mk_a2a_step *in, struct mk_a2a_step *out,
+    int32_t **bufs)
+{
+	const int64_t *x;
+	int64_t i, n;
+	int r;
+
+	*out = *in;
+	out->load = NULL;
+	out->ctx = NULL;
+	out->elem = 4;
+	for (r = 0; r < in->R; r++) {
+		x = in->ids[r];
+		n = in->T[r] * in->K;
+		/* two's complement wrap, as CUDA's conversion does */
+		for (i = 0; i < n; i++)
+			bufs[r][i] = (int32_t)(uint32_t)(uint64_t)x[i];
+		out->ids[r] = bufs[r];
+	}
+}

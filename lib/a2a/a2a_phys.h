@@ -36,4 +36,13 @@ int	mk_a2a_phys_map(const struct mk_a2a_phys *m,
 	    const struct mk_a2a_step *in, struct mk_a2a_step *out,
 	    int32_t **bufs, int lenient, const char *where, struct mk_err *e);
 
+/*
+ * Step in (i64 ids, loaded) to out (i32 ids in bufs[r]) as DeepEP reads
+ * int64 topk ids: static_cast<int> keeps the low 32 bits, so 2^32 + 3 is
+ * expert 3 and 2^31 is negative (then out of range).  Only --lenient
+ * runs see ids that differ; without it such ids are refused first.
+ */
+void	mk_a2a_step_narrow(const struct mk_a2a_step *in,
+	    struct mk_a2a_step *out, int32_t **bufs);
+
 #endif

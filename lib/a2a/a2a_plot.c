@@ -11,7 +11,7 @@ int
 mk_a2a_series_add(struct mk_a2a_series *ser, const struct mk_a2a_cfg *c,
     const struct mk_a2a_group *g, struct mk_err *e)
 {
-	int inter = c->R > MK_A2A_NVL;
+	int inter = mk_a2a_internode(c);
 	void *p;
 
 	if (ser->S == ser->cap) {

@@ -9,8 +9,6 @@
 
 #include "a2a/a2a.h"
 
-#define TILE	256	/* Triton-distributed's send-request BLOCK_SIZE */
-
 void
 mk_a2a_rank_free(struct mk_a2a_rank *o)
 {
@@ -24,6 +22,11 @@ mk_a2a_rank_free(struct mk_a2a_rank *o)
 	free(o->send_nvl_head);
 	free(o->scatter_idx);
 	free(o->send_reqs);
+	free(o->recv_scatter);
+	free(o->recv_reqs);
+	free(o->recv_topk_ids);
+	free(o->skip_map);
+	free(o->skip_topk);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -71,7 +74,8 @@ static void
 sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
     struct mk_a2a_rank *o)
 {
-	int R = c->R, inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int R = c->R, inter = mk_a2a_internode(c);
+	int RR = inter ? R / MK_A2A_NVL : 1;
 	int64_t T = s->T[r], per = chan_per(T, c->C), t, k[MK_A2A_MAX_RANKS];
 	uint64_t m[MK_A2A_MASK_WORDS];
 	int d, D, w = inter ? RR : R;
@@ -97,7 +101,7 @@ static void
 receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o)
 {
-	int R = c->R, C = c->C, K = c->K, inter = R > MK_A2A_NVL, src, j, ch;
+	int R = c->R, C = c->C, K = c->K, inter = mk_a2a_internode(c), src, j, ch;
 	int64_t epr = c->E / R, row = 0, t, x;
 	int32_t *cp;
 	uint64_t m[MK_A2A_MASK_WORDS];
@@ -169,75 +173,24 @@ forwarder(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	}
 }
 
-/* Triton-distributed: scatter indices and inter-node send requests. */
-static void
-triton(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
-    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
-    int32_t *seen)
-{
-	int R = c->R, E = c->E, K = c->K, epr = E / R, j, n, nodes, me;
-	int64_t T = s->T[r], t, x, tile, start, col;
-	int sent;
-
-	memset(seen, 0, sizeof(int32_t) * (size_t)E);
-	for (t = 0; t < T; t++)
-		for (j = 0; j < K; j++) {
-			x = mk_a2a_id(s, r, t, j);
-			if (x < 0 || x >= E) {
-				o->scatter_idx[t * K + j] = -1;
-				continue;
-			}
-			/* offset of (dest, local expert, source r), plus the
-			 * earlier slots of r for the same expert */
-			o->scatter_idx[t * K + j] = g->recv_offset[((size_t)(x /
-			    epr) * epr + (size_t)(x % epr)) * R + r] +
-			    seen[x]++;
-		}
-	nodes = R / c->local;
-	me = r / c->local;
-	for (n = 0; n < nodes; n++) {
-		for (t = 0; t < 2 * T; t++)
-			o->send_reqs[(size_t)n * 2 * T + t] = -1;
-		if (n == me)
-			continue;
-		for (tile = 0; tile < T; tile += TILE) {
-			col = tile;
-			start = -1;
-			for (t = tile; t <= tile + TILE && t <= T; t++) {
-				sent = 0;
-				if (t < tile + TILE && t < T)
-					for (j = 0; j < K && !sent; j++) {
-						x = mk_a2a_id(s, r, t, j);
-						sent = x >= 0 && x < E &&
-						    x / (epr * c->local) == n;
-					}
-				if (sent && start < 0)
-					start = t;
-				if (!sent && start >= 0) {
-					o->send_reqs[(size_t)n * 2 * T + col] =
-					    (int32_t)start;
-					o->send_reqs[((size_t)n * 2 + 1) * T +
-					    col] = (int32_t)t;
-					col++;
-					start = -1;
-				}
-			}
-		}
-	}
-}
-
 int
 mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
     struct mk_err *e)
 {
-	int R = c->R, inter = R > MK_A2A_NVL, RR = inter ? R / MK_A2A_NVL : 1;
+	int R = c->R, inter = mk_a2a_internode(c);
+	int RR = inter ? R / MK_A2A_NVL : 1;
 	size_t T = (size_t)s->T[r], N, Nr, w = inter ? (size_t)RR : (size_t)R;
-	int32_t *seen;
 
 	memset(o, 0, sizeof(*o));
 	o->r = r;
 	o->T = s->T[r];
+	if (c->style == MK_A2A_TRITON) {
+		if (mk_a2a_triton_rank(c, s, g, r, o, e) == 0)
+			return 0;
+		mk_a2a_rank_free(o);
+		return -1;
+	}
 	o->N = N = (size_t)g->recv_tokens[r];
 	o->Nrdma = Nr = inter ? (size_t)g->rdma_recv_tokens[r] : 0;
 	o->in_rank = calloc(T * (size_t)R + 1, 1);
@@ -248,14 +201,9 @@ mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	o->recv_rdma_chan_prefix = calloc((size_t)RR * (size_t)c->C, 4);
 	o->recv_src_meta = calloc(N * 2 + 1, 4);
 	o->send_nvl_head = calloc(Nr * MK_A2A_NVL + 1, 4);
-	o->scatter_idx = calloc(T * (size_t)c->K + 1, 4);
-	o->send_reqs = calloc((size_t)(R / c->local) * 2 * T + 1, 4);
-	seen = calloc((size_t)c->E, 4);
 	if (!o->in_rank || !o->send_head || !o->recv_src_idx ||
 	    !o->recv_topk || !o->recv_chan_prefix || !o->recv_rdma_chan_prefix
-	    || !o->recv_src_meta || !o->send_nvl_head || !o->scatter_idx ||
-	    !o->send_reqs || !seen) {
-		free(seen);
+	    || !o->recv_src_meta || !o->send_nvl_head) {
 		mk_a2a_rank_free(o);
 		return mk_err_data(e, "out of memory for rank %d", r);
 	}
@@ -263,7 +211,5 @@ mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	receiver(c, s, g, r, o);
 	if (inter)
 		forwarder(c, s, g, r, o);
-	triton(c, s, g, r, o, seen);
-	free(seen);
 	return 0;
 }

@@ -23,7 +23,7 @@ mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
 		 */
 		if (g->recv_tokens[r] > t->max_worst)
 			t->max_worst = g->recv_tokens[r];
-		if (c->R > MK_A2A_NVL && g->rdma_recv_tokens[r] > t->max_worst)
+		if (mk_a2a_internode(c) && g->rdma_recv_tokens[r] > t->max_worst)
 			t->max_worst = g->rdma_recv_tokens[r];
 		if (g->recv_rows[r] > t->max_rows)
 			t->max_rows = g->recv_rows[r];
@@ -40,6 +40,7 @@ mk_a2a_configs(const struct mk_a2a_sizing *sz, int R,
 		*d = *cb = sz->dcfg;
 	else if (mk_a2a_deepep_config(R, sz->num_sms, d, cb) < 0)
 		return 1;
+	d->idx_bytes = cb->idx_bytes = sz->idx_bytes;
 	if (mk_a2a_config_check(d, e) < 0 || mk_a2a_config_check(cb, e) < 0)
 		return -1;
 	return 0;
@@ -135,11 +136,12 @@ mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
 	fprintf(fp, "quantity,bytes,mib\n");
 	fprintf(fp, "# R=%d (%s), E=%d, K=%d, num_sms=%d (%d channels), "
 	    "hidden=%lld, %s, hidden_bytes=%llu, dispatch config %d,%d,%d,%d, "
-	    "combine config %d,%d,%d,%d\n", R, R > MK_A2A_NVL ? "internode" :
+	    "combine config %d,%d,%d,%d%s\n", R, R > MK_A2A_NVL ? "internode" :
 	    "intranode", c->E, c->K, sz->num_sms, c->C, (long long)sz->hidden,
 	    sz->fp8 ? "fp8" : "bf16", (unsigned long long)h, d.nvl_send,
 	    d.nvl_recv, d.rdma_send, d.rdma_recv, cb.nvl_send, cb.nvl_recv,
-	    cb.rdma_send, cb.rdma_recv);
+	    cb.rdma_send, cb.rdma_recv, d.idx_bytes == 4 ?
+	    ", TOPK_IDX_BITS=32" : "");
 	nvl[0] = mk_a2a_nvl_hint(&d, h, R);
 	nvl[1] = mk_a2a_nvl_hint(&cb, h, R);
 	rdma[0] = mk_a2a_rdma_hint(&d, h, R);

@@ -85,8 +85,14 @@ mk_a2a_config_check(struct mk_a2a_dcfg *d, struct mk_err *e)
 /* Constants of DeepEP's hints: kNumMaxTopK, kNumMaxScales, sizeof(...). */
 #define MAX_TOPK	128u
 #define MAX_SCALES	128u
-#define TOPK_IDX	8u	/* topk_idx_t = int64 */
 #define SRC_META	8u
+
+/* sizeof(topk_idx_t) of the build d describes */
+static uint64_t
+idx_bytes(const struct mk_a2a_dcfg *d)
+{
+	return d->idx_bytes > 0 ? (uint64_t)d->idx_bytes : 8;
+}
 
 uint64_t
 mk_a2a_nvl_hint(const struct mk_a2a_dcfg *d, uint64_t h, int R)
@@ -96,7 +102,7 @@ mk_a2a_nvl_hint(const struct mk_a2a_dcfg *d, uint64_t h, int R)
 	uint64_t base = C * N * Q;
 
 	return align_up(C * N * (2 * RR + 3) * 4 + base * h + base * SRC_META +
-	    base * MAX_TOPK * TOPK_IDX + base * MAX_TOPK * 4 +
+	    base * MAX_TOPK * idx_bytes(d) + base * MAX_TOPK * 4 +
 	    base * MAX_SCALES * 4, 128);
 }
 
@@ -109,7 +115,7 @@ mk_a2a_rdma_hint(const struct mk_a2a_dcfg *d, uint64_t h, int R)
 	if (R <= 8)
 		return 0;
 	return align_up(C * RR * (8 * 2 + 2) * 2 * 4 + base * h * 2 +
-	    base * SRC_META * 2 + base * MAX_TOPK * TOPK_IDX * 2 +
+	    base * SRC_META * 2 + base * MAX_TOPK * idx_bytes(d) * 2 +
 	    base * MAX_TOPK * 4 * 2 + base * MAX_SCALES * 4 * 2 +
 	    base * 16 * 2, 128);
 }
@@ -124,7 +130,7 @@ mk_a2a_intra_dispatch_need(const struct mk_a2a_dcfg *d, int R,
 	/* prefix matrix, channel start/end, head/tail, then the ring of
 	 * x, src_idx, topk ids, weights and scales */
 	return r * r * 4 + C * r * 4 * 4 + C * r * Q * (x_bytes + 4 +
-	    k * TOPK_IDX + k * 4 + (uint64_t)scales * 4);
+	    k * idx_bytes(d) + k * 4 + (uint64_t)scales * 4);
 }
 
 uint64_t

@@ -32,7 +32,7 @@ test_worked_example(void)
 	static const int32_t rcp[8] = { 0, 1, 0, 1, 0, 2, 0, 1 };
 	static const int32_t src[10] = { 0, 4, 1, 4, 0, 2, 4, 0, 3, 4 };
 	static const int32_t ntpe0[8] = { 1, 2, 2, 2, 1, 1, 1, 1 };
-	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0, 1 };
+	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0, 1, 0 };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
 	struct mk_a2a_rank r;
@@ -72,8 +72,8 @@ test_worked_example(void)
 static void
 test_hints(void)
 {
-	struct mk_a2a_dcfg d = { 24, 8, 512, 16, 128 }, b, cb;
-	struct mk_a2a_dcfg in = { 24, 8, 256, 6, 256 };
+	struct mk_a2a_dcfg d = { 24, 8, 512, 16, 128, 8 }, b, cb;
+	struct mk_a2a_dcfg in = { 24, 8, 256, 6, 256, 8 };
 	struct mk_err e;
 
 	CU_ASSERT_EQUAL(mk_a2a_config_check(&d, &e), 0);
@@ -117,8 +117,8 @@ test_hints(void)
 static void
 test_config_rules(void)
 {
-	struct mk_a2a_dcfg bad1 = { 20, 8, 8, 6, 128 }, bad2 = { 20, 6, 256,
-	    128, 100 }, n1 = { 20, 6, 256, 20, 128 };
+	struct mk_a2a_dcfg bad1 = { 20, 8, 8, 6, 128, 8 }, bad2 = { 20, 6, 256,
+	    128, 100, 8 }, n1 = { 20, 6, 256, 20, 128, 8 };
 	struct mk_a2a_cfg c;
 	struct mk_err e;
 
@@ -148,7 +148,7 @@ test_config_rules(void)
 static int
 invariants(int R, int E, int K, int C, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0, 1 };
+	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0, 1, 0 };
 	struct rng rg = { seed };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
@@ -207,11 +207,18 @@ invariants(int R, int E, int K, int C, uint64_t seed)
 		for (t = 0; t < rk.N * K; t++)
 			bad += rk.recv_topk[t] < -1 ||
 			    rk.recv_topk[t] >= E / R;
-		/* Triton scatter indices: distinct rows below the total */
+		/*
+		 * Triton scatter indices: distinct rows below the total (the
+		 * group's Triton-distributed counts are made in either style)
+		 */
 		seen = calloc((size_t)g.recv_rows[r] + 1, 1);
 		for (src = 0; src < R; src++) {
 			struct mk_a2a_rank o;
-			CU_ASSERT_FATAL(mk_a2a_rank(&c, &s, &g, src, &o, &e) == 0);
+			struct mk_a2a_cfg ct = c;
+			ct.style = MK_A2A_TRITON;
+			ct.local = 0;
+			CU_ASSERT_FATAL(mk_a2a_config(&ct, &e) == 0);
+			CU_ASSERT_FATAL(mk_a2a_rank(&ct, &s, &g, src, &o, &e) == 0);
 			for (t = 0; t < s.T[src]; t++)
 				for (j = 0; j < K; j++) {
 					int64_t x = ids[src][t * K + j];
@@ -251,7 +258,7 @@ static void
 test_bad_ids(void)
 {
 	static const int64_t ids[2][2] = { { 0, 9 }, { 1, 2 } };
-	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0, 1 };
+	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0, 1, 0 };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g;
 	struct mk_err e;
@@ -284,7 +291,7 @@ test_bad_ids(void)
 static int
 pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0, 1 };
+	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0, 1, 0 };
 	struct rng rg = { seed };
 	struct mk_a2a_step s;
 	struct mk_a2a_group g[2];
