@@ -39,10 +39,13 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 	struct mk_a2a_dcfg d, cb;
 	int r;
 
-	if (mk_a2a_config(c, e) < 0 ||
+	if (mk_a2a_config(c, e) < 0)
+		return -1;
+	/* DeepEP's chunk configs: none in Triton-distributed's layout */
+	if (c->style == MK_A2A_DEEPEP &&
 	    (r = mk_a2a_configs(o->sizing, c->R, &d, &cb, e)) < 0)
 		return -1;
-	if (r > 0 && o->report)
+	if (c->style == MK_A2A_DEEPEP && r > 0 && o->report)
 		return mk_err_usage(e, "%d ranks: DeepEP has no default config; "
 		    "give --config", c->R);
 	if (o->max_tokens > 0 && c->style == MK_A2A_DEEPEP && c->K > 11)
@@ -265,6 +268,7 @@ mk_a2a_job_next(struct mk_a2a_job *j, struct mk_a2a_view *v,
 	for (r = 1; r < j->c.R; r++)
 		j->rows[r] = j->rows[0];
 	mk_a2a_tally_step(&j->tally, &j->c, g, k, j->rows[0]);
+	j->tally.max_T = j->sh.max_T;
 	memset(v, 0, sizeof(*v));
 	v->step = k;
 	v->g = g;

@@ -110,7 +110,7 @@ trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	count_row(fp, "trace.max_recv_rank", t->max_rank);
 	count_row(fp, "trace.max_recv_step", t->max_step);
 	count_row(fp, "trace.num_worst_tokens", t->max_worst);
-	if (c->R > MK_A2A_NVL)
+	if (mk_a2a_internode(c))
 		fprintf(fp, "# trace.num_worst_tokens internode: the larger of "
 		    "the tokens a rank receives and those its RDMA rank "
 		    "receives (DeepEP 567632d); today's DeepEP refuses "
@@ -118,6 +118,105 @@ trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	row(fp, "trace.recv_x_bytes", (uint64_t)t->max_recv * xb);
 	count_row(fp, "trace.triton_recv_rows", t->max_rows);
 	count_row(fp, "trace.triton_output_rows", t->rows);
+}
+
+/*
+ * Triton-distributed's EPAll2AllLayer buffers (DispatchCombineContext.
+ * create, capacity 2; the output rows as the trace left them: weights
+ * become [rows, K] once they grow) and EPLowLatencyAllToAllLayer's (two
+ * phases of dispatch and combine buffers, fp8 with 128-wide groups).
+ */
+static void
+triton_rows(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	uint64_t W = (uint64_t)c->R, L = (uint64_t)c->local, n = W / L;
+	uint64_t E = (uint64_t)c->E, K = (uint64_t)c->K, H = (uint64_t)sz->hidden;
+	uint64_t M = (uint64_t)(sz->max_tokens > 0 ? sz->max_tokens :
+	    t->max_T), tb = mk_a2a_token_bytes(sz), epr = E / W;	/* tb: a token */
+	uint64_t rows = (uint64_t)t->rows, init = M * K * 2, msg, sum = 0;
+	uint64_t v[16];
+	static const char *const name[16] = {
+		"send_reqs_for_nodes_rdma", "send_reqs_recv_bufs_rdma",
+		"token_send_buf_rdma", "dispatch_output_buf", "weight_recv_buf",
+		"topk_indices_buf_rdma", "weight_send_buf_rdma", "signal_buf",
+		"local_splits_buf", "full_splits_buf",
+		"num_input_tokens_per_rank_comm_buf", "splits_signal_buf",
+		"expert_indices_signal_buf", "intra_node_reduce_buf",
+		"intra_node_dispatch_skipped_token_mapping_indices",
+		"intra_node_dispatch_skipped_token_topk_mapping_indices",
+	};
+	char q[128];
+	int i;
+
+	if (rows < init)
+		rows = init;
+	v[0] = v[1] = n * 2 * M * 4;
+	v[2] = n * M * tb;
+	v[3] = rows * tb;
+	v[4] = rows == init ? rows * 4 : rows * K * 4;
+	v[5] = v[6] = n * M * K * 4;
+	v[7] = W * 8;
+	v[8] = (E + 1) * 4;
+	v[9] = W * (E + 1) * 4;
+	v[10] = W * 4;
+	v[11] = v[12] = W * 8;
+	v[13] = n * M * tb;
+	v[14] = L * M * K * 8;
+	v[15] = L * M * K * K * 8;
+	for (i = 0; i < 16; i++) {
+		snprintf(q, sizeof(q), "triton.%s", name[i]);
+		row(fp, q, v[i]);
+		sum += v[i];
+	}
+	row(fp, "triton.symmetric_total", sum);
+	if (H % 128 != 0)
+		return;
+	msg = H + 16 + H / 128 * 4;
+	row(fp, "triton_ll.msg_size", msg);
+	row(fp, "triton_ll.dispatch_per_phase", M * msg + epr * W * M * msg +
+	    2 * W * epr * 4 + E * 8);
+	row(fp, "triton_ll.combine_per_phase", epr * M * W * H * 2 +
+	    E * M * H * 2 + E * 8);
+	row(fp, "triton_ll.symmetric_total", 2 * (M * msg + epr * W * M *
+	    msg + 2 * W * epr * 4 + E * 8) + 2 * (epr * M * W * H * 2 +
+	    E * M * H * 2 + E * 8));
+}
+
+/* What use_aot=True builds cover (aot_compile_spaces of ep_a2a.py). */
+static void
+triton_aot(FILE *fp, const struct mk_a2a_cfg *c)
+{
+	int epr = c->E / c->R, ok = 0, e;
+
+	for (e = 2; e <= 64; e *= 2)
+		ok |= epr == e;
+	if (!ok)
+		fprintf(fp, "# use_aot: %d experts per rank has no AOT kernel "
+		    "(built for 2, 4, 8, 16, 32, 64)\n", epr);
+	if (c->local != MK_A2A_NVL)
+		fprintf(fp, "# use_aot: local_world_size %d has no AOT kernel "
+		    "(built for 8)\n", c->local);
+	if (c->E + 1 >= 512)
+		fprintf(fp, "# use_aot: %d experts need a splits BLOCK_SIZE "
+		    "above 512 (AOT builds 128, 256, 512)\n", c->E);
+}
+
+static int
+triton_report(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	fprintf(fp, "quantity,bytes,mib\n");
+	fprintf(fp, "# Triton-distributed, W=%d, local_world_size=%d (%d "
+	    "nodes), E=%d, K=%d, hidden=%lld, %s, max_tokens=%lld%s\n", c->R,
+	    c->local, c->R / c->local, c->E, c->K, (long long)sz->hidden,
+	    sz->fp8 ? "fp8" : "bf16", (long long)(sz->max_tokens > 0 ?
+	    sz->max_tokens : t->max_T), sz->max_tokens > 0 ? "" :
+	    " (the trace's most; give --max-tokens)");
+	triton_rows(fp, sz, c, t);
+	trace_rows(fp, sz, c, t);
+	triton_aot(fp, c);
+	return 0;
 }
 
 int
@@ -130,6 +229,8 @@ mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
 	uint64_t rec_nvl, rec_rdma;
 	int R = c->R, r;
 
+	if (c->style == MK_A2A_TRITON)
+		return triton_report(fp, sz, c, t);
 	if ((r = mk_a2a_configs(sz, R, &d, &cb, e)) != 0)
 		return r < 0 ? -1 : mk_err_usage(e, "%d ranks: DeepEP has no "
 		    "default config; give --config", R);

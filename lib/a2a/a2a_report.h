@@ -38,6 +38,7 @@ struct mk_a2a_tally {
 	double	 sum_recv;	/* over steps and ranks, for the mean */
 	int64_t	 max_rows;	/* Triton-distributed rows a rank needed */
 	int64_t	 rows;		/* its output capacity after the last step */
+	int64_t	 max_T;		/* tokens on a rank, at most */
 };
 
 /* The bytes of one dispatched token's x: H*2 (bf16) or H (fp8). */

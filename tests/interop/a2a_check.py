@@ -159,10 +159,44 @@ def deepep(ids, E, C, align, r):
     return o
 
 
-def triton(ids, E, r, local):
+def scatter_of(x, off, src, E, epr):
+    """Rows in the destinations' outputs of src's slots (-1: a drop)."""
+    seen = np.zeros(E, int)
+    sc = np.full(x.shape, -1)
+    for t in range(x.shape[0]):
+        for j in range(x.shape[1]):
+            e = x[t, j]
+            if 0 <= e < E:
+                sc[t, j] = off[e // epr, e % epr, src] + seen[e]
+                seen[e] += 1
+    return sc
+
+
+def reqs_of(x, nd, own, E, epr, local, width):
+    """Runs of tokens bound for node nd, cut at 256-token tiles."""
+    T = x.shape[0]
+    req = np.full((2, width), -1)
+    if nd == own:
+        return req
+    sent = [((x[t] >= 0) & (x[t] < E) & (x[t] // (epr * local) == nd)).any() for t in range(T)]
+    for tile in range(0, T, 256):
+        col, start = tile, None
+        for t in range(tile, min(tile + 256, T) + 1):
+            on = t < min(tile + 256, T) and sent[t]
+            if on and start is None:
+                start = t
+            if not on and start is not None:
+                req[0, col], req[1, col] = start, t
+                col += 1
+                start = None
+    return req
+
+
+def triton(ids, E, r, local, M=None):
     R = len(ids)
     K = ids[0].shape[1]
     epr = E // R
+    M = M or max(x.shape[0] for x in ids)
     o = {}
     fs = []
     for x in ids:
@@ -181,33 +215,38 @@ def triton(ids, E, r, local):
     o["recv_buf_offset_per_expert"] = off
     o["num_recv_tokens_per_rank"] = counts.reshape(R, -1).sum(1)
     x = ids[r]
-    seen = np.zeros(E, int)
-    sc = np.full(x.shape, -1)
-    for t in range(x.shape[0]):
-        for j in range(K):
-            e = x[t, j]
-            if 0 <= e < E:
-                sc[t, j] = off[e // epr, e % epr, r] + seen[e]
-                seen[e] += 1
-    o["token_dst_scatter_idx"] = sc
     T = x.shape[0]
     nodes = R // local
-    req = np.full((nodes, 2, T), -1)
-    for nd in range(nodes):
-        if nd == r // local:
-            continue
-        sent = [((x[t] >= 0) & (x[t] < E) & (x[t] // (epr * local) == nd)).any() for t in range(T)]
-        for tile in range(0, T, 256):
-            col, start = tile, None
-            for t in range(tile, min(tile + 256, T) + 1):
-                on = t < min(tile + 256, T) and sent[t]
-                if on and start is None:
-                    start = t
-                if not on and start is not None:
-                    req[nd, 0, col], req[nd, 1, col] = start, t
-                    col += 1
-                    start = None
-    o["send_reqs"] = req
+    o["token_dst_scatter_idx"] = scatter_of(x, off, r, E, epr)
+    o["send_reqs"] = np.stack([reqs_of(x, nd, r // local, E, epr, local, T)
+                               for nd in range(nodes)])
+    # what rank (n, l) holds of rank (m, l), each node m
+    bsc = np.full((nodes, M, K), -1)
+    bid = np.full((nodes, M, K), -1)
+    brq = np.full((nodes, 2, M), -1)
+    for m in range(nodes):
+        src = m * local + r % local
+        Ts = ids[src].shape[0]
+        bsc[m, :Ts] = scatter_of(ids[src], off, src, E, epr)
+        bid[m, :Ts] = ids[src]
+        brq[m] = reqs_of(ids[src], r // local, m, E, epr, local, M)
+    o["token_dst_scatter_idx_buf"] = bsc
+    o["send_reqs_recv_tensor"] = brq
+    o["topk_indices_tensor"] = bid
+    if nodes == 1:
+        N = o["num_recv_tokens_per_rank"][r]
+        smap = np.zeros(N, np.int64)
+        stk = np.full((N, K), -1, np.int64)
+        for src in range(R):
+            sc = scatter_of(ids[src], off, src, E, epr)
+            y = ids[src]
+            mine = (y >= 0) & (y < E) & (y // epr == r)
+            for t, j in zip(*np.nonzero(mine)):
+                first = sc[t, np.nonzero(mine[t])[0][0]]
+                smap[sc[t, j]] = first
+                stk[first, j] = first
+        o["skipped_token_mapping_indices"] = smap
+        o["skipped_token_topk_mapping_indices"] = stk
     return o
 
 
@@ -230,16 +269,20 @@ def stream(ids):
     return b.getvalue()
 
 
-def check(R, E, K, Ts, sms, align, r, style):
+def check(R, E, K, Ts, sms, align, r, style, local=None, M=None):
     ids = trace(R, E, K, Ts)
     C = sms // 2
+    extra = []
     if style == "deepep":
         want = deepep(ids, E, C, align, r)
     else:
-        want = triton(ids, E, r, 8 if R > 8 else R)
+        want = triton(ids, E, r, local or min(R, 8), M)
+        extra = ["--local-world-size", str(local)] if local else []
+        extra += ["--max-tokens", str(M)] if M else []
     names = list(want)
     got = run(["-E", str(E), "--num-sms", str(sms), "--expert-alignment", str(align),
-               "--rank", str(r), "--style", style, "--emit", ",".join(names)], stream(ids))
+               "--rank", str(r), "--style", style, "--emit", ",".join(names)] + extra,
+              stream(ids))
     for n, g in zip(names, got):
         same("%s (R=%d E=%d K=%d T=%s sms=%d rank %d)" % (n, R, E, K, Ts, sms, r), g, want[n])
 
@@ -279,6 +322,12 @@ def main():
     # Triton-distributed, with runs across 256-token tiles
     check(8, 32, 4, list(rng.integers(0, 600, 8)), 20, 1, 3, "triton-dist")
     check(16, 64, 8, list(rng.integers(200, 700, 16)), 20, 1, 11, "triton-dist")
+    # Triton-distributed without DeepEP's group rules: 40 ranks, 12 on
+    # nodes of 4, 6 on one node, 3 ranks, a max_tokens above the trace's
+    check(40, 80, 4, list(rng.integers(0, 300, 40)), 20, 1, 29, "triton-dist")
+    check(12, 36, 3, list(rng.integers(0, 600, 12)), 20, 1, 6, "triton-dist", 4, 700)
+    check(6, 24, 4, list(rng.integers(0, 90, 6)), 20, 1, 2, "triton-dist")
+    check(3, 9, 2, [0, 5, 260], 20, 1, 1, "triton-dist", 3)
     check_mixtral()
     print("a2a: %d outputs equal to the numpy model (seed %d)" % (checks, seed))
 
