@@ -37,7 +37,7 @@ struct opts {
 struct args {
 	struct arg_str	*E, *R, *style, *sms, *rank, *step, *layer, *hidden,
 			*hb, *dtype, *align, *config, *maxtok, *idxbits,
-			*lws;
+			*lws, *scaleup;
 	struct arg_lit	*lenient, *report, *per_step;
 	struct arg_file	*plan, *file, *plot;
 	struct arg_str	*fields;
@@ -48,7 +48,8 @@ static const struct mk_usage usage = {
 	    "[--step s] [--phy2log PLAN [--layer L | --layer-per-step]] "
 	    "[--local-world-size L] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
-	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--max-tokens M] "
+	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--scaleup-ranks N] "
+	    "[--max-tokens M] "
 	    "[--lenient] [--report] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
@@ -97,6 +98,8 @@ make_args(struct args *a)
 	    "sizes (default: DeepEP's table for R)");
 	a->idxbits = arg_str0(NULL, "topk-idx-bits", "64|32", "DeepEP built "
 	    "with TOPK_IDX_BITS=32 sizes its buffers for int32 ids");
+	a->scaleup = arg_str0(NULL, "scaleup-ranks", "N", "EPv2 "
+	    "ElasticBuffer: ranks per NVLink domain (default 8, or R below 8)");
 	a->maxtok = arg_str0(NULL, "max-tokens,"
 	    "num-max-dispatch-tokens-per-rank", "M", "low-latency M / "
 	    "Triton-distributed max_tokens");
@@ -136,6 +139,8 @@ sizing_args(const struct args *a, struct mk_a2a_sizing *sz)
 		    "of 128 (one scale per 128 values)", (long long)sz->hidden);
 	sz->max_tokens = mk_arg_int(a->maxtok, 1, (int64_t)1 << 30, 0,
 	    "--max-tokens");
+	sz->scaleup = (int)mk_arg_int(a->scaleup, 1, MK_A2A_MAX_RANKS, 0,
+	    "--scaleup-ranks");
 	sz->idx_bytes = mk_arg_choice(a->idxbits, bits, 2, 0,
 	    "--topk-idx-bits") == 1 ? 4 : 8;
 	if ((sz->has_config = a->config->count > 0)) {
@@ -239,7 +244,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	make_args(&a);
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
 	    a.layer, a.per_step, a.lws, a.hidden, a.hb, a.dtype, a.align,
-	    a.config, a.idxbits, a.maxtok,
+	    a.config, a.idxbits, a.scaleup, a.maxtok,
 	    a.lenient, a.report, a.plot, a.fields, c.format, c.emit, c.output,
 	    c.threads,
 	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };

@@ -236,6 +236,26 @@ uint64_t	mk_a2a_inter_nvl_need(const struct mk_a2a_dcfg *d, int R,
 uint64_t	mk_a2a_ll_hint(uint64_t M, uint64_t hidden, int E);
 
 /*
+ * EPv2's ElasticBuffer.get_buffer_size_hint (calculate_elastic_buffer_
+ * size) for R ranks in NVLink domains of nvl (the physical topology),
+ * M tokens a rank, hidden H, top-K (0: 32), fp8 or bf16 dispatch, hybrid
+ * mode (scale-out over RDMA, scale-up over NVLink; else one flat domain)
+ * and multiple reductions in combine.  Sizes of the dispatch and combine
+ * layouts and the buffer: their larger, aligned to 2 MiB.
+ */
+struct mk_a2a_elastic {
+	int	R, nvl, K, fp8, hybrid, multi_reduction;
+	int64_t	M, H;
+};
+
+struct mk_a2a_elastic_bytes {
+	uint64_t	dispatch, combine, total;
+};
+
+void	mk_a2a_elastic_size(const struct mk_a2a_elastic *in,
+	    struct mk_a2a_elastic_bytes *out);
+
+/*
  * DeepEP's cap: a buffer's size in 16-byte units must be below INT_MAX,
  * so buffers must be smaller than this (just under 32 GiB).
  */

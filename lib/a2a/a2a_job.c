@@ -58,6 +58,10 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 		    "Triton-distributed's layer holds at most max_tokens a "
 		    "rank" : "DeepEP's low-latency dispatch asserts num_tokens "
 		    "<= num_max_dispatch_tokens_per_rank");
+	if (o->sizing->scaleup > 0 && c->R % o->sizing->scaleup != 0)
+		return mk_err_usage(e, "--scaleup-ranks %d: does not divide "
+		    "the %d ranks (DeepEP's ElasticBuffer asserts num_ranks %% "
+		    "num_nvl_ranks == 0)", o->sizing->scaleup, c->R);
 	if (o->rank >= c->R)
 		return mk_err_usage(e, "--rank %d: the trace has %d ranks",
 		    o->rank, c->R);

@@ -1,5 +1,6 @@
 /* a2a_report.c - the buffer-size report; see a2a_report.h. */
 #include <limits.h>
+#include <string.h>
 
 #include "a2a/a2a_report.h"
 
@@ -93,6 +94,40 @@ uint64_t
 mk_a2a_token_bytes(const struct mk_a2a_sizing *sz)
 {
 	return (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2);
+}
+
+/*
+ * EPv2's ElasticBuffer hint, hybrid (its default) and flat, for the
+ * trace's K and M tokens a rank.
+ */
+static void
+elastic_rows(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	struct mk_a2a_elastic in;
+	struct mk_a2a_elastic_bytes b;
+
+	memset(&in, 0, sizeof(in));
+	in.R = c->R;
+	in.nvl = sz->scaleup > 0 ? sz->scaleup : c->R < MK_A2A_NVL ? c->R :
+	    MK_A2A_NVL;
+	in.K = c->K;
+	in.fp8 = sz->fp8;
+	in.multi_reduction = 1;
+	in.M = sz->max_tokens > 0 ? sz->max_tokens : t->max_T;
+	in.H = sz->hidden;
+	fprintf(fp, "# EPv2 ElasticBuffer: %d ranks in NVLink domains of %d, "
+	    "num_max_tokens_per_rank=%lld%s, allow_multiple_reduction\n",
+	    c->R, in.nvl, (long long)in.M, sz->max_tokens > 0 ? "" :
+	    " (the trace's most; give --max-tokens)");
+	in.hybrid = 1;
+	mk_a2a_elastic_size(&in, &b);
+	row(fp, "elastic.dispatch_bytes", b.dispatch);
+	row(fp, "elastic.combine_bytes", b.combine);
+	row(fp, "elastic_buffer_size_hint", b.total);
+	in.hybrid = 0;
+	mk_a2a_elastic_size(&in, &b);
+	row(fp, "elastic_buffer_size_hint.no_hybrid", b.total);
 }
 
 /* The trace's worst case. */
@@ -261,6 +296,7 @@ mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
 		if (ll > rec_rdma)
 			rec_rdma = ll;
 	}
+	elastic_rows(fp, sz, c, t);
 	row(fp, "recommended_num_nvl_bytes", rec_nvl);
 	row(fp, "recommended_num_rdma_bytes", rec_rdma);
 	row(fp, "deepep_buffer_cap", MK_A2A_BYTES_CAP);

@@ -24,6 +24,8 @@ struct mk_a2a_sizing {
 	int64_t		 max_tokens;	/* low-latency M, or 0 */
 	int		 has_config;	/* dcfg holds --config */
 	struct mk_a2a_dcfg dcfg;
+	int		 scaleup;	/* EPv2: ranks per NVLink domain (0:
+					 * 8, or R below 8) */
 	int		 idx_bytes;	/* sizeof(topk_idx_t) of the DeepEP
 					 * build: 8, or 4 (TOPK_IDX_BITS=32) */
 };

@@ -190,3 +190,55 @@ mk_a2a_ll_hint(uint64_t M, uint64_t hidden, int E)
 	/* DeepEP rounds with +128, not +127: always one block more */
 	return (total + 128) / 128 * 128;
 }
+
+/*
+ * EPv2's ElasticBuffer (today's DeepEP, csrc/elastic/buffer.hpp
+ * calculate_buffer_size): a token's bytes in its buffers are the hidden
+ * bytes, scale packs and metadata, each aligned to 32 (TMA); dispatch
+ * metadata holds K int ids, K float weights and 1 + K source ints,
+ * combine only the ids and weights.
+ */
+#define TMA_ALIGN	32u
+#define ELASTIC_ALIGN	((uint64_t)2 << 20)	/* kNumAlignmentBytes */
+#define MAX_CHANNELS	1280u	/* kNumMaxChannelsPerSM 8 * kNumMaxSMs 160 */
+
+static uint64_t
+token_bytes(uint64_t hidden_bytes, uint64_t sf_bytes, uint64_t meta_bytes)
+{
+	return align_up(hidden_bytes, TMA_ALIGN) + align_up(sf_bytes,
+	    TMA_ALIGN) + align_up(meta_bytes, TMA_ALIGN);
+}
+
+static uint64_t
+min_u(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+void
+mk_a2a_elastic_size(const struct mk_a2a_elastic *in,
+    struct mk_a2a_elastic_bytes *out)
+{
+	uint64_t R = (uint64_t)in->R, M = (uint64_t)in->M, H = (uint64_t)in->H;
+	uint64_t K = in->K > 0 ? (uint64_t)in->K : 32;	/* 0: 32, the most */
+	uint64_t up = in->hybrid ? (uint64_t)in->nvl : R;
+	uint64_t out_ = in->hybrid ? R / (uint64_t)in->nvl : 1;
+	int nvlink = up == (uint64_t)in->nvl, mr = in->multi_reduction;
+	uint64_t td = token_bytes(H * (in->fp8 ? 1 : 2), in->fp8 ?
+	    (H + 31) / 32 * 4 : 0, K * 8 + (1 + K) * 4);
+	uint64_t tc = token_bytes(H * 2, 0, K * 8);
+
+	if (out_ == 1) {
+		out->dispatch = td * (nvlink ? 0 : 1) * M + td * R * M;
+		out->combine = tc * (nvlink ? 0 : R) * (M * (mr ? 1 : K)) +
+		    tc * (mr ? min_u(R, K) : K) * M;
+	} else {
+		out->dispatch = td * up * (out_ * M) + td * M +
+		    td * out_ * (M + MAX_CHANNELS);
+		out->combine = tc * (mr ? min_u(up, K) : K) * (out_ * M) +
+		    tc * (mr ? min_u(out_, K) : K) * M +
+		    tc * (mr ? 1 : K) * (out_ * (M + MAX_CHANNELS));
+	}
+	out->total = align_up(out->dispatch > out->combine ? out->dispatch :
+	    out->combine, ELASTIC_ALIGN);
+}

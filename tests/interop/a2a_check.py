@@ -310,6 +310,84 @@ def check_mixtral():
         same("mixtral step 17 rank 2 %s" % n, g, want[17][n])
 
 
+def report(args, ids):
+    p = subprocess.run([os.path.join(BIN, "a2a-layout")] + args + ["--report", "-o", "/dev/null"],
+                       input=stream(ids), capture_output=True)
+    if p.returncode != 0:
+        fail("a2a-layout %s: %s" % (args, p.stderr.decode()))
+    rows = {}
+    for line in p.stdout.decode().splitlines()[1:]:
+        if not line.startswith("#"):
+            q, v, _ = line.split(",")
+            rows[q] = np.array(int(float(v)))
+    return rows
+
+
+def a32(x, a=32):
+    return -(-x // a) * a
+
+
+def elastic(R, nvl, M, H, K, fp8, hybrid):
+    """calculate_elastic_buffer_size (csrc/elastic/buffer.hpp), multiple
+    reductions allowed: TokenLayout bytes, BufferLayout per domain."""
+    up, out = (nvl, R // nvl) if hybrid else (R, 1)
+    link = up == nvl
+    td = a32(H * (1 if fp8 else 2)) + a32(-(-H // 32) * 4 if fp8 else 0) + a32(K * 8 + (1 + K) * 4)
+    tc = a32(H * 2) + a32(K * 8)
+    if out == 1:
+        d = td * (0 if link else 1) * M + td * R * M
+        c = tc * (0 if link else R) * M + tc * min(R, K) * M
+    else:
+        d = td * up * out * M + td * M + td * out * (M + 1280)
+        c = tc * min(up, K) * out * M + tc * min(out, K) * M + tc * out * (M + 1280)
+    return d, c, a32(max(d, c), 2 << 20)
+
+
+def triton_buffers(W, L, E, K, M, H, rows):
+    """DispatchCombineContext.create and create_ep_ll_a2a_ctx, in bytes."""
+    n, epr, tok = W // L, E // W, H * 2
+    init = M * K * 2
+    b = [n * 2 * M * 4, n * 2 * M * 4, n * M * tok, max(rows, init) * tok,
+         rows * 4 if rows <= init else rows * K * 4, n * M * K * 4, n * M * K * 4,
+         W * 8, (E + 1) * 4, W * (E + 1) * 4, W * 4, W * 8, W * 8, n * M * tok,
+         L * M * K * 8, L * M * K * K * 8]
+    msg = H + 16 + H // 128 * 4
+    ll = 2 * (M * msg + epr * W * M * msg + 2 * W * epr * 4 + E * 8) + \
+        2 * (epr * M * W * H * 2 + E * M * H * 2 + E * 8)
+    return sum(b), msg, ll
+
+
+def check_sizes():
+    """The report's EPv2 and Triton-distributed byte rows against the
+    models above, on random groups and token counts."""
+    for R, nvl in ((8, 8), (16, 8), (32, 8), (64, 64), (16, 4), (48, 16)):
+        K = int(rng.integers(1, 9))
+        E = R * int(rng.integers(1, 5))
+        M = int(rng.integers(1, 5000))
+        H = 128 * int(rng.integers(1, 64))
+        fp8 = bool(rng.integers(0, 2))
+        ids = trace(R, E, K, list(rng.integers(0, 40, R)))
+        args = ["-E", str(E), "--hidden", str(H), "--max-tokens", str(M),
+                "--scaleup-ranks", str(nvl), "--num-sms", "20"] + (["--dtype", "fp8"] if fp8 else [])
+        if R in (8, 16, 32, 64, 48):
+            got = report(args, ids)
+            d, c, tot = elastic(R, nvl, M, H, K, fp8, True)
+            same("elastic dispatch R=%d nvl=%d M=%d H=%d K=%d" % (R, nvl, M, H, K),
+                 got["elastic.dispatch_bytes"], d)
+            same("elastic combine", got["elastic.combine_bytes"], c)
+            same("elastic hint", got["elastic_buffer_size_hint"], tot)
+            same("elastic hint flat", got["elastic_buffer_size_hint.no_hybrid"],
+                 elastic(R, nvl, M, H, K, fp8, False)[2])
+        L = nvl if nvl < R else R
+        got = report(["-E", str(E), "--hidden", str(H), "--max-tokens", str(M), "--style",
+                      "triton-dist", "--local-world-size", str(L)], ids)
+        rows = int(got["trace.triton_output_rows"])
+        tot, msg, ll = triton_buffers(R, L, E, K, M, H, rows)
+        same("triton symmetric total R=%d L=%d" % (R, L), got["triton.symmetric_total"], tot)
+        same("triton LL msg", got["triton_ll.msg_size"], msg)
+        same("triton LL total", got["triton_ll.symmetric_total"], ll)
+
+
 def main():
     # intranode, ragged ranks, an empty rank, fewer tokens than channels
     check(4, 8, 2, [6, 0, 3, 40], 4, 4, 0, "deepep")
@@ -329,6 +407,7 @@ def main():
     check(6, 24, 4, list(rng.integers(0, 90, 6)), 20, 1, 2, "triton-dist")
     check(3, 9, 2, [0, 5, 260], 20, 1, 1, "triton-dist", 3)
     check_mixtral()
+    check_sizes()
     print("a2a: %d outputs equal to the numpy model (seed %d)" % (checks, seed))
 
 

@@ -24,3 +24,7 @@ awk 'BEGIN { print "# name=ids shape=16,4,2 dtype=i32"; for (i = 0; i < 64; i++)
 a2a-layout -E 64 --hidden 7168 --report -o /dev/null r16.csv | grep -e '^nvl_buffer_size_hint.dispatch' -e '^rdma_buffer_size_hint.dispatch'
 a2a-layout -E 64 --hidden 7168 --topk-idx-bits 32 --report -o /dev/null r16.csv | grep -e TOPK_IDX -e '^nvl_buffer_size_hint.dispatch' -e '^rdma_buffer_size_hint.dispatch' | sed 's/^# R=16.*config/# ... config/'
 fails 2 a2a-layout -E 64 --topk-idx-bits 16 --report -o /dev/null r16.csv
+echo "-- EPv2 ElasticBuffer: hybrid (NVLink domains of 8) and flat, 2 MiB aligned"
+a2a-layout -E 64 --hidden 7168 --max-tokens 4096 --report -o /dev/null r16.csv | grep -i elastic
+a2a-layout -E 64 --hidden 7168 --max-tokens 4096 --scaleup-ranks 16 --dtype fp8 --report -o /dev/null r16.csv | grep -i elastic
+fails 2 a2a-layout -E 64 --scaleup-ranks 5 --report -o /dev/null r16.csv
