@@ -68,7 +68,9 @@ for i in avx2 avx512; do
 	MOEKIT_ISA=$i "$bin/a2a-layout" --version >/dev/null 2>&1 && isa=$i
 done
 probe=$("$bin/mdecode" --bench --isa "$isa" --bsz 16 --max-length 32768 \
-    --threads "$(nproc)" --reps 3 | awk -F, 'NR == 2 { print $6 }')
+    --threads "$(nproc)" --reps 3 | awk -F, 'NR == 1 {
+	for (i = 1; i <= NF; i++) if ($i == "probe_gbps") c = i }
+    NR == 2 { print $c }')
 cat "$tmp/trace.npy" > /dev/null	# into the page cache
 dd_gbps=$(dd if="$tmp/trace.npy" of=/dev/null bs=8M 2>&1 |
     awk '/copied/ { print $(NF - 1) }')
@@ -113,7 +115,7 @@ if [ -x /usr/bin/time ]; then
 			    "$tmp/trace.npy" > /dev/null
 		else
 			cat "$tmp/trace.npy" | /usr/bin/time -f "%M" -o "$tmp/rss" \
-			    "$bin/a2a-layout" -E 256 --report --emit \
+			    "$bin/a2a-layout" -E 256 --hidden 7168 --report --emit \
 			    num_tokens_per_rank -o "$tmp/o.npy" > /dev/null
 		fi
 		echo "peak RSS, trace from a $src: $(cat "$tmp/rss") KiB"
