@@ -42,3 +42,16 @@ render() {
 	echo "$1: PNG ${_w}x${_h}"
 	rm -f "$1.png"
 }
+
+# a2a_trace R T K E: a CSV routing trace of R ranks of T tokens, top-K,
+# ids spread over E experts (deterministic, no drops).
+a2a_trace() {
+	awk -v R=$1 -v T=$2 -v K=$3 -v E=$4 'BEGIN {
+		printf "# name=ids shape=%d,%d,%d dtype=i32\n", R, T, K
+		for (i = 0; i < R * T; i++) {
+			line = ""
+			for (j = 0; j < K; j++)
+				line = line (j ? "," : "") (i * 7 + j * 13) % E
+			print line
+		} }'
+}

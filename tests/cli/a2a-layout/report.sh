@@ -2,23 +2,13 @@
 # the low-latency hint and the 32 GiB cap; on stdout with -o, on stderr
 # when the tensors take stdout.
 set -e
-gen() {	# R T K E: a CSV trace of R ranks, ids spread over E experts
-	awk -v R=$1 -v T=$2 -v K=$3 -v E=$4 'BEGIN {
-		printf "# name=ids shape=%d,%d,%d dtype=i32\n", R, T, K
-		for (i = 0; i < R * T; i++) {
-			line = ""
-			for (j = 0; j < K; j++)
-				line = line (j ? "," : "") (i * 7 + j * 13) % E
-			print line
-		} }'
-}
-gen 16 32 8 256 > r16.csv
+a2a_trace 16 32 8 256 > r16.csv
 a2a-layout -E 256 --num-sms 24 --config 8,512,16,128 --hidden-bytes 7168 \
     --report -o /dev/null r16.csv | grep -E 'buffer_size_hint|need'
-gen 8 32 8 288 > r8.csv
+a2a_trace 8 32 8 288 > r8.csv
 a2a-layout -E 288 --max-tokens 128 --hidden 7168 --report -o /dev/null r8.csv |
     grep low_latency
-gen 16 32 8 448 > r16b.csv
+a2a_trace 16 32 8 448 > r16b.csv
 a2a-layout -E 448 --max-tokens 2048 --hidden 5120 --report -o /dev/null r16b.csv |
     grep -E 'low_latency|cap'
 a2a-layout -E 256 --report r16.csv 2> rep > tensors.npy
@@ -30,9 +20,9 @@ echo "-- num_worst_tokens internode covers what a rank receives over RDMA"
 awk 'BEGIN { print "# name=topk_idx shape=16,8,1 dtype=i64"; for (r = 0; r < 16; r++) for (t = 0; t < 8; t++) print (r == 0 ? 8 + t : -1) }' > w16.csv
 a2a-layout -E 16 --report -o /dev/null w16.csv | grep -e '^trace.max_recv_tokens' -e num_worst
 echo "-- limits DeepEP asserts: buffers above INT_MAX flagged, --max-tokens below the trace's tokens refused"
-gen 64 16 8 128 > r64.csv
+a2a_trace 64 16 8 128 > r64.csv
 a2a-layout -E 128 --num-sms 132 --report -o /dev/null r64.csv | grep -e '^recommended' -e INT_MAX
-gen 8 6 2 16 > r8t6.csv
+a2a_trace 8 6 2 16 > r8t6.csv
 fails 2 a2a-layout -E 16 --max-tokens 1 --report -o /dev/null r8t6.csv
 a2a-layout -E 16 --max-tokens 6 --report -o /dev/null r8t6.csv | grep low_latency
 fails 2 a2a-layout -E 16 --style triton-dist --max-tokens 2 -o /dev/null r8t6.csv

@@ -4,17 +4,7 @@
 # skipped-token mappings; --report gives its buffers' bytes and the
 # use_aot limits.
 set -e
-gen() {	# R T K E: a CSV trace of R ranks, ids spread over E experts
-	awk -v R=$1 -v T=$2 -v K=$3 -v E=$4 'BEGIN {
-		printf "# name=ids shape=%d,%d,%d dtype=i32\n", R, T, K
-		for (i = 0; i < R * T; i++) {
-			line = ""
-			for (j = 0; j < K; j++)
-				line = line (j ? "," : "") (i * 7 + j * 13) % E
-			print line
-		} }'
-}
-gen 40 4 2 80 > r40.csv
+a2a_trace 40 4 2 80 > r40.csv
 fails 2 a2a-layout -E 80 -o /dev/null r40.csv
 a2a-layout -E 80 --style triton-dist --emit num_recv_tokens_per_rank -o r40.npy r40.csv
 tensor-cat --info r40.npy
@@ -24,7 +14,7 @@ fails 1 a2a-layout -E 96 -o /dev/null n9.csv
 a2a-layout -E 96 --style triton-dist --rank 0 --emit send_reqs -f csv n9.csv | tr '\n' ' '
 echo
 echo "-- 12 ranks on nodes of 4: what rank 5 = (node 1, local 1) holds of ranks 1, 5, 9"
-gen 12 3 2 24 > r12.csv
+a2a_trace 12 3 2 24 > r12.csv
 a2a-layout -E 24 --style triton-dist --local-world-size 4 --rank 5 \
     --emit send_reqs_recv_tensor,topk_indices_tensor,token_dst_scatter_idx_buf -f csv r12.csv
 fails 2 a2a-layout -E 24 --style triton-dist --local-world-size 5 -o /dev/null r12.csv
