@@ -363,7 +363,7 @@ def check_sizes():
     for R, nvl in ((8, 8), (16, 8), (32, 8), (64, 64), (16, 4), (48, 16)):
         K = int(rng.integers(1, 9))
         E = R * int(rng.integers(1, 5))
-        M = int(rng.integers(1, 5000))
+        M = int(rng.integers(40, 5000))     # at least the trace's tokens (0..39)
         H = 128 * int(rng.integers(1, 64))
         fp8 = bool(rng.integers(0, 2))
         ids = trace(R, E, K, list(rng.integers(0, 40, R)))
