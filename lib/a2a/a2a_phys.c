@@ -59,6 +59,16 @@ mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
 	return 0;
 }
 
+/* out: in's shape with i32 ids, loaded (in was: see a2a_trace.h). */
+static void
+i32_step(const struct mk_a2a_step *in, struct mk_a2a_step *out)
+{
+	*out = *in;
+	out->load = NULL;
+	out->ctx = NULL;
+	out->elem = 4;
+}
+
 int
 mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
     struct mk_a2a_step *out, int32_t **bufs, int lenient, const char *where,
@@ -67,10 +77,7 @@ mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
 	int64_t t, x, pos;
 	int r, j, K = in->K;
 
-	*out = *in;
-	out->load = NULL;	/* in was loaded (see a2a_trace.h) */
-	out->ctx = NULL;
-	out->elem = 4;
+	i32_step(in, out);
 	for (r = 0; r < in->R; r++) {
 		for (t = 0; t < in->T[r]; t++)
 			for (j = 0; j < K; j++) {
@@ -104,10 +111,7 @@ mk_a2a_step_narrow(const struct mk_a2a_step *in, struct mk_a2a_step *out,
 	int64_t i, n;
 	int r;
 
-	*out = *in;
-	out->load = NULL;
-	out->ctx = NULL;
-	out->elem = 4;
+	i32_step(in, out);
 	for (r = 0; r < in->R; r++) {
 		x = in->ids[r];
 		n = in->T[r] * in->K;
