@@ -12,7 +12,9 @@
  * a2a_trace.c) by the loaders.  Which is faster depends on the machine (a
  * virtual machine measured pread 3 times faster, a larger host mapping 10
  * times faster), so long traces time a few steps each way, keep the
- * faster and time the other again now and then (a2a_trace.c, RETRY).
+ * faster and time the other again now and then (a2a_trace.c, RETRY);
+ * shorter ones are read in place on hosts of 8 CPUs or more, else with
+ * pread (a2a_trace.c, SHORT_MAP_CPUS).
  * The environment variable MOEKIT_A2A_READ=pread|map fixes the choice.
  */
 #ifndef MK_A2A_TRACE_H

@@ -1,8 +1,9 @@
 /*
- * stack.h - an output written a slice at a time: each step's slice goes
- * to an unlinked temporary file as it is computed (in $TMPDIR, else
- * /tmp), and the whole [S, ...] tensor is written when S is known.  Memory
- * stays one slice however long the run; nothing is left behind on any
+ * stack.h - an output written a slice at a time: each step's slice is
+ * kept as it is computed, and the whole [S, ...] tensor is written when S
+ * is known.  Slices are kept in memory up to 256 MiB over all stacks,
+ * then in unlinked temporary files (in $TMPDIR, else /tmp), so memory
+ * stays bounded however long the run; nothing is left behind on any
  * exit.  Part of the CLI layer: errors end the program (status 1).
  */
 #ifndef MK_STACK_H

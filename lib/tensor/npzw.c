@@ -16,7 +16,13 @@ struct mk_npzw_entry {
 #define FLAG_DESCRIPTOR	0x0008
 #define VERSION_ZIP64	45
 
-static uint32_t crc_table[256];
+/*
+ * CRC-32 (zip's, reflected 0xedb88320) 8 bytes at a time ("slicing by
+ * 8"): table k holds the CRC of a byte followed by k zero bytes.  A byte
+ * at a time ran at ~1.5 GB/s, a third of the time of writing all outputs
+ * of a 200-step trace to an .npz.
+ */
+static uint32_t crc_table[8][256];
 
 static void
 crc_init(void)
@@ -28,20 +34,41 @@ crc_init(void)
 		c = (uint32_t)i;
 		for (k = 0; k < 8; k++)
 			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
+		crc_table[0][i] = c;
 	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc_table[k][i] = crc_table[0][crc_table[k - 1][i] &
+			    0xff] ^ (crc_table[k - 1][i] >> 8);
+}
+
+/* Little-endian 32 bits at p, any alignment. */
+static uint32_t
+le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
 }
 
 uint32_t
 mk_crc32(uint32_t crc, const void *p, size_t n)
 {
 	const unsigned char *b = p;
+	uint32_t lo, hi;
 
-	if (crc_table[1] == 0)
+	if (crc_table[0][1] == 0)
 		crc_init();
 	crc = ~crc;
+	for (; n >= 8; n -= 8, b += 8) {
+		lo = le32(b) ^ crc;
+		hi = le32(b + 4);
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][lo >> 8 & 0xff] ^
+		    crc_table[5][lo >> 16 & 0xff] ^ crc_table[4][lo >> 24] ^
+		    crc_table[3][hi & 0xff] ^ crc_table[2][hi >> 8 & 0xff] ^
+		    crc_table[1][hi >> 16 & 0xff] ^ crc_table[0][hi >> 24];
+	}
 	while (n--)
-		crc = crc_table[(crc ^ *b++) & 0xff] ^ (crc >> 8);
+		crc = crc_table[0][(crc ^ *b++) & 0xff] ^ (crc >> 8);
 	return ~crc;
 }
 

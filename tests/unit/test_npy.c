@@ -360,6 +360,43 @@ test_mapped_file(void)
  * .npz written as a stream and read back by the stream reader (libzip):
  * names, dtypes, shapes and bytes survive; zip's CRC-32 check value.
  */
+/* The bit-at-a-time CRC-32 of zip, the reference for mk_crc32. */
+static uint32_t
+crc_bits(uint32_t crc, const unsigned char *p, size_t n)
+{
+	int k;
+
+	crc = ~crc;
+	while (n--)
+		for (crc ^= *p++, k = 0; k < 8; k++)
+			crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+	return ~crc;
+}
+
+/* mk_crc32 (8 bytes at a time) against it: random bytes, lengths, starts
+ * and splits. */
+static void
+crc_random(void)
+{
+	unsigned char buf[4096 + 16];
+	size_t i, n, off, cut;
+	int round, bad = 0;
+
+	srand(12345);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(rand() >> 7);
+	for (round = 0; round < 400; round++) {
+		off = (size_t)rand() % 16;
+		n = (size_t)rand() % 4096;
+		cut = n ? (size_t)rand() % n : 0;
+		bad += mk_crc32(0, buf + off, n) != crc_bits(0, buf + off, n);
+		bad += mk_crc32(mk_crc32(7, buf + off, cut), buf + off + cut,
+		    n - cut) != crc_bits(crc_bits(7, buf + off, cut), buf +
+		    off + cut, n - cut);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 static void
 test_npz_roundtrip(void)
 {
@@ -375,6 +412,7 @@ test_npz_roundtrip(void)
 	FILE *fp;
 
 	CU_ASSERT_EQUAL(mk_crc32(0, "123456789", 9), 0xcbf43926u);
+	crc_random();
 	CU_ASSERT_EQUAL(mk_crc32(mk_crc32(0, "1234", 4), "56789", 5),
 	    0xcbf43926u);
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);

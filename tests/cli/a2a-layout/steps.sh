@@ -33,3 +33,18 @@ awk 'BEGIN { print "# name=ids shape=40,2,1,2 dtype=i64"
 tensor-cat -f npy b40.csv > b40.npy
 fails 1 env MOEKIT_A2A_READ=map a2a-layout -E 4 b40.npy
 fails 1 env MOEKIT_A2A_READ=pread a2a-layout -E 4 b40.npy
+# outputs wait in memory up to a budget, then in a temporary file: all in
+# the file (MOEKIT_STACK_MEM=0), some of each (1000 bytes: each output's
+# first slices in memory, the rest spilled), or all in memory: one result,
+# as NPY, NPZ and CSV
+for b in 0 1000 ''; do
+	MOEKIT_STACK_MEM=$b a2a-layout -E 8 "$m" > mem$b.npy
+	cmp mem$b.npy file.npy
+	MOEKIT_STACK_MEM=$b a2a-layout -E 8 -o mem$b.npz "$m"
+	MOEKIT_STACK_MEM=$b a2a-layout -E 8 -f csv "$m" > mem$b.csv
+done
+cmp mem0.npz mem.npz
+cmp mem1000.npz mem.npz
+cmp mem0.csv mem.csv
+cmp mem1000.csv mem.csv
+tensor-cat -f npy mem.npz | cmp - file.npy
