@@ -38,7 +38,7 @@ struct args {
 	struct arg_str	*E, *R, *style, *sms, *rank, *step, *layer, *hidden,
 			*hb, *dtype, *align, *config, *maxtok, *idxbits,
 			*lws, *scaleup;
-	struct arg_lit	*lenient, *report, *per_step;
+	struct arg_lit	*lenient, *report, *per_step, *ll;
 	struct arg_file	*plan, *file, *plot;
 	struct arg_str	*fields;
 };
@@ -49,7 +49,7 @@ static const struct mk_usage usage = {
 	    "[--local-world-size L] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--scaleup-ranks N] "
-	    "[--max-tokens M] "
+	    "[--max-tokens M] [--low-latency] "
 	    "[--lenient] [--report] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
@@ -103,6 +103,8 @@ make_args(struct args *a)
 	a->maxtok = arg_str0(NULL, "max-tokens,"
 	    "num-max-dispatch-tokens-per-rank", "M", "low-latency M / "
 	    "Triton-distributed max_tokens");
+	a->ll = arg_lit0(NULL, "low-latency", "DeepEP's low-latency mode "
+	    "alone: any R < 8 or 8n up to 512, its outputs only");
 	a->lenient = arg_lit0(NULL, "lenient", "ignore ids out of range, as "
 	    "DeepEP's get_dispatch_layout does");
 	a->report = arg_lit0(NULL, "report", "write the buffer-size table "
@@ -175,6 +177,9 @@ job_args(const struct args *a, struct opts *o)
 	j->cfg.align = (int)mk_arg_int(a->align, 1, 1 << 20, 1,
 	    "--expert-alignment");
 	j->cfg.lenient = a->lenient->count > 0;
+	if ((j->cfg.ll_only = a->ll->count > 0) && j->cfg.style == MK_A2A_TRITON)
+		mk_usage_error("--low-latency is DeepEP's mode; Triton-"
+		    "distributed's low-latency layer is in its --report");
 	j->cfg.local = (int)mk_arg_int(a->lws, 1, MK_A2A_MAX_RANKS, 0,
 	    "--local-world-size");
 	j->cfg.max_tokens = o->sz.max_tokens;
@@ -244,7 +249,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	make_args(&a);
 	void *argtable[] = { a.E, a.R, a.style, a.sms, a.rank, a.step, a.plan,
 	    a.layer, a.per_step, a.lws, a.hidden, a.hb, a.dtype, a.align,
-	    a.config, a.idxbits, a.scaleup, a.maxtok,
+	    a.config, a.idxbits, a.scaleup, a.maxtok, a.ll,
 	    a.lenient, a.report, a.plot, a.fields, c.format, c.emit, c.output,
 	    c.threads,
 	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };

@@ -21,7 +21,8 @@
 #include "base/errmsg.h"
 
 #define MK_A2A_NVL		8	/* DeepEP's NUM_MAX_NVL_PEERS */
-#define MK_A2A_MAX_RANKS	160	/* DeepEP's largest group */
+#define MK_A2A_MAX_RANKS	512	/* a low-latency-only group (below) */
+#define MK_A2A_NORMAL_RANKS	160	/* DeepEP's normal mode: 8 x 20 */
 #define MK_A2A_MAX_TOPK		32
 #define MK_A2A_MASK_WORDS	((MK_A2A_MAX_RANKS + 63) / 64)
 
@@ -39,6 +40,10 @@ struct mk_a2a_cfg {
 	int	threads;	/* the layout runs on this many (<= 1: one) */
 	int64_t	max_tokens;	/* Triton-distributed's max_tokens (0: the
 				 * step's most tokens on a rank) */
+	int	ll_only;	/* DeepEP's low-latency mode alone: any R
+				 * below 8 or a multiple of 8 (up to
+				 * MK_A2A_MAX_RANKS), top-11 at most, no
+				 * normal-mode outputs, no node limit */
 };
 
 /*
@@ -110,9 +115,11 @@ struct mk_a2a_group {
 /*
  * Check a configuration against DeepEP's rules: E % R == 0, intranode R
  * in {2, 4, 8}, internode R = 8n with n in {2, 3, 4, 6, 8, 12, 16, 18,
- * 20}, K <= 32, C >= 1; or Triton-distributed's: E % R == 0 only (and
- * local dividing R, for the node of each rank).  Sets c->local.  Returns
- * 0, or -1 with a usage error quoting the rule.
+ * 20}, K <= 32, C >= 1; in low-latency mode alone (c->ll_only) R < 8 or
+ * R % 8 == 0, K <= 11, and C set to 1 (its layout has no channels); or
+ * Triton-distributed's: E % R == 0 only (and local dividing R, for the
+ * node of each rank).  Sets c->local.  Returns 0, or -1 with a usage
+ * error quoting the rule.
  */
 int	mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e);
 

@@ -42,10 +42,10 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 	if (mk_a2a_config(c, e) < 0)
 		return -1;
 	/* DeepEP's chunk configs: none in Triton-distributed's layout */
-	if (c->style == MK_A2A_DEEPEP &&
+	if (c->style == MK_A2A_DEEPEP && !c->ll_only &&
 	    (r = mk_a2a_configs(o->sizing, c->R, &d, &cb, e)) < 0)
 		return -1;
-	if (c->style == MK_A2A_DEEPEP && r > 0 && o->report)
+	if (c->style == MK_A2A_DEEPEP && !c->ll_only && r > 0 && o->report)
 		return mk_err_usage(e, "%d ranks: DeepEP has no default config; "
 		    "give --config", c->R);
 	if (o->max_tokens > 0 && c->style == MK_A2A_DEEPEP && c->K > 11)

@@ -27,6 +27,25 @@ triton_config(struct mk_a2a_cfg *c, struct mk_err *e)
 	return 0;
 }
 
+/*
+ * DeepEP's low-latency mode alone: the Buffer asserts num_ranks <
+ * NUM_MAX_NVL_PEERS or num_ranks % NUM_MAX_NVL_PEERS == 0 (the 160-rank
+ * limit is for normal mode only), and its dispatch kNumMaxTopK = 11.
+ */
+static int
+ll_config(struct mk_a2a_cfg *c, struct mk_err *e)
+{
+	if (c->R > MK_A2A_NVL && c->R % MK_A2A_NVL != 0)
+		return mk_err_usage(e, "%d ranks: DeepEP's Buffer asserts "
+		    "num_ranks < 8 or num_ranks %% 8 == 0", c->R);
+	if (c->K > 11)
+		return mk_err_usage(e, "top-%d: DeepEP's low-latency kernels "
+		    "need K <= 11 (kNumMaxTopK)", c->K);
+	c->local = c->R < MK_A2A_NVL ? c->R : MK_A2A_NVL;
+	c->C = 1;
+	return 0;
+}
+
 int
 mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 {
@@ -37,8 +56,8 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 	int ok;
 
 	if (c->R < 1 || c->R > MK_A2A_MAX_RANKS)
-		return mk_err_usage(e, "%d ranks: a2a-layout supports 1 to %d "
-		    "(DeepEP's largest group)", c->R, MK_A2A_MAX_RANKS);
+		return mk_err_usage(e, "%d ranks: a2a-layout supports 1 to %d",
+		    c->R, MK_A2A_MAX_RANKS);
 	if (c->E < 1 || c->E % c->R != 0)
 		return mk_err_usage(e, "%d experts on %d ranks: %s requires "
 		    "E %% R == 0 (%s)", c->E, c->R, who, c->style ==
@@ -59,10 +78,18 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		return mk_err_usage(e, "--local-world-size %d: DeepEP's nodes "
 		    "are 8 ranks (NUM_MAX_NVL_PEERS); the option is "
 		    "Triton-distributed's", c->local);
+	if (c->ll_only)
+		return ll_config(c, e);
+	if (c->R > MK_A2A_NORMAL_RANKS)
+		return mk_err_usage(e, "%d ranks: DeepEP's normal mode takes at "
+		    "most %d (NUM_MAX_NVL_PEERS * NUM_MAX_RDMA_PEERS); a "
+		    "low-latency-only group: --low-latency", c->R,
+		    MK_A2A_NORMAL_RANKS);
 	if (c->R <= MK_A2A_NVL) {
 		if (c->R != 2 && c->R != 4 && c->R != 8)
 			return mk_err_usage(e, "%d ranks: DeepEP intranode "
-			    "supports 2, 4 or 8 ranks (SWITCH_RANKS)", c->R);
+			    "supports 2, 4 or 8 ranks (SWITCH_RANKS); a "
+			    "low-latency-only group: --low-latency", c->R);
 		c->local = c->R;
 	} else {
 		for (i = 0, ok = 0; i < sizeof(nodes_ok) / sizeof(nodes_ok[0]);
@@ -71,7 +98,8 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		if (!ok)
 			return mk_err_usage(e, "%d ranks: DeepEP internode needs "
 			    "R = 8 * n with n in {2,3,4,6,8,12,16,18,20} "
-			    "(SWITCH_RDMA_RANKS)", c->R);
+			    "(SWITCH_RDMA_RANKS); a low-latency-only group: "
+			    "--low-latency", c->R);
 		c->local = MK_A2A_NVL;
 	}
 	return 0;
@@ -276,6 +304,7 @@ count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	sc.per = pc->per;
 	sc.triton = c->style == MK_A2A_TRITON;
 	sc.lenient = c->lenient;
+	sc.any_nodes = c->ll_only;
 	mk_a2a_scan_rank_of(&sc, c->E, R);
 	sc.hist = g->scan_hist + ((size_t)src * (size_t)g->pieces +
 	    (size_t)p) * hist_stride(c);
@@ -477,9 +506,12 @@ mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
     struct mk_a2a_group *g, int n, const char *const *where,
     struct mk_err *e)
 {
-	int64_t bad[MK_A2A_MAX_STEPS * MK_A2A_MAX_RANKS * MAX_PIECES], t;
 	int per_step = c->R * g->pieces, items = n * per_step, i, k, src;
-	int first = n * c->R;
+	int first = n * c->R, rc = 0;
+	int64_t *bad, t;
+
+	if ((bad = malloc((size_t)items * sizeof(*bad))) == NULL)
+		return mk_err_data(e, "out of memory");
 
 	for (k = 0; k < n; k++)
 		memset(g[k].pieces_done, 0, (size_t)c->R * sizeof(int));
@@ -504,17 +536,20 @@ mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 				receive_rank(c, &g[j / c->R], j % c->R);
 	}
 	/* the error of the earliest step */
-	for (k = 0; k < n; k++) {
-		if (first < (k + 1) * c->R)
-			return -1;
-		for (src = 0; src < c->R; src++)
-			for (i = 0; i < g->pieces; i++)
+	for (k = 0; k < n && rc == 0; k++) {
+		if (first < (k + 1) * c->R) {
+			rc = -1;
+			break;
+		}
+		for (src = 0; src < c->R && rc == 0; src++)
+			for (i = 0; i < g->pieces && rc == 0; i++)
 				if ((t = bad[(k * c->R + src) * g->pieces +
 				    i]) >= 0)
-					return explain(c, &s[k], src, t,
+					rc = explain(c, &s[k], src, t,
 					    where[k], e);
 	}
-	return 0;
+	free(bad);
+	return rc;
 }
 
 int

@@ -105,6 +105,15 @@ mk_a2a_outputs(const struct mk_a2a_cfg *c, const struct mk_a2a_rank *pr,
 	if (R > MK_A2A_NVL)
 		add(&l, "num_tokens_per_rdma_rank", G_TPN, 2, R, RR, 0, MK_I32);
 	add(&l, "num_tokens_per_expert", G_TPE, 2, R, E, 0, MK_I32);
+	if (c->ll_only) {
+		/* get_dispatch_layout's counts, then low_latency_dispatch's */
+		add(&l, "packed_recv_count", G_LLC, 2, R, epr, 0, MK_I32);
+		add(&l, "layout_range", G_LLR, 3, R, epr, R, MK_I64);
+		if (pr != NULL)
+			add(&l, "is_token_in_rank", P_INR, 2, pr->T, R, 0,
+			    MK_BOOL);
+		return l.n;
+	}
 	if (R > MK_A2A_NVL) {
 		add(&l, "gbl_channel_prefix_matrix", G_CP, 3, R, R, C, MK_I32);
 		add(&l, "rdma_channel_prefix_matrix", G_RCP, 3, R, RR, C,

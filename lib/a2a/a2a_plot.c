@@ -11,7 +11,8 @@ int
 mk_a2a_series_add(struct mk_a2a_series *ser, const struct mk_a2a_cfg *c,
     const struct mk_a2a_group *g, struct mk_err *e)
 {
-	int inter = mk_a2a_internode(c);
+	/* the RDMA panel is DeepEP's normal internode mode's */
+	int inter = mk_a2a_internode(c) && !c->ll_only;
 	void *p;
 
 	if (ser->S == ser->cap) {
@@ -139,11 +140,18 @@ mk_a2a_plot(FILE *fp, const struct mk_a2a_cfg *c,
 	    "%d step%s%s; colour: tokens a rank receives, darkest the largest",
 	    c->R, c->E, c->K, ser->S, ser->S == 1 ? "" : "s", gm.per > 1 ?
 	    " (a row is the largest of its steps)" : "");
-	mk_svg_text(fp, 16, 62, "start", 12, "num_worst_tokens %lld: a "
-	    "receive buffer of %lld tokens x %llu bytes = %.2f MiB",
-	    (long long)num_worst, (long long)num_worst,
-	    (unsigned long long)bytes_per_token,
-	    (double)num_worst * (double)bytes_per_token / 1048576.0);
+	if (c->style == MK_A2A_TRITON || c->ll_only)
+		mk_svg_text(fp, 16, 62, "start", 12, "%s: the busiest rank "
+		    "receives %lld tokens (%s: see --report)", c->ll_only ?
+		    "DeepEP low-latency mode" : "Triton-distributed",
+		    (long long)num_worst, c->ll_only ? "its buffer is sized "
+		    "by --max-tokens" : "EPAll2AllLayer's buffers");
+	else
+		mk_svg_text(fp, 16, 62, "start", 12, "num_worst_tokens %lld: a "
+		    "receive buffer of %lld tokens x %llu bytes = %.2f MiB",
+		    (long long)num_worst, (long long)num_worst,
+		    (unsigned long long)bytes_per_token,
+		    (double)num_worst * (double)bytes_per_token / 1048576.0);
 	step = (int)(12 / gm.ch) + 1;
 	for (k = 0; k < gm.rows; k += step)
 		mk_svg_text(fp, 64, gm.y0 + k * gm.ch + gm.ch / 2 + 4, "end",

@@ -27,8 +27,9 @@ void	mk_a2a_series_free(struct mk_a2a_series *ser);
 /*
  * The picture to fp: steps (rows, binned to at most 240, each bin showing
  * its largest count) by ranks (columns), the worst cell framed; the
- * heading names it, num_worst_tokens and the receive buffer of
- * bytes_per_token a token.  Write errors are fp's.
+ * heading names it and, for DeepEP's normal mode, num_worst_tokens and
+ * the receive buffer of bytes_per_token a token (the most tokens a rank
+ * receives for the others).  Write errors are fp's.
  */
 void	mk_a2a_plot(FILE *fp, const struct mk_a2a_cfg *c,
 	    const struct mk_a2a_series *ser, uint64_t bytes_per_token,

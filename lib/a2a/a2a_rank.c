@@ -69,6 +69,23 @@ chan_per(int64_t T, int C)
 	return T > 0 ? (T + C - 1) / C : 1;
 }
 
+/* is_token_in_rank of rank r alone (the low-latency mode). */
+static void
+in_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
+    struct mk_a2a_rank *o)
+{
+	uint64_t m[MK_A2A_MASK_WORDS];
+	int64_t t;
+	int d;
+
+	for (t = 0; t < s->T[r]; t++) {
+		token_mask(c, s, r, t, m);
+		for (d = 0; d < c->R; d++)
+			o->in_rank[(size_t)t * (size_t)c->R + (size_t)d] =
+			    (uint8_t)bit(m, d);
+	}
+}
+
 /* Sender side: is_token_in_rank and the send heads of rank r. */
 static void
 sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
@@ -190,6 +207,13 @@ mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 			return 0;
 		mk_a2a_rank_free(o);
 		return -1;
+	}
+	if (c->ll_only) {
+		/* only get_dispatch_layout's is_token_in_rank is one */
+		if ((o->in_rank = calloc(T * (size_t)R + 1, 1)) == NULL)
+			return mk_err_data(e, "out of memory for rank %d", r);
+		in_rank(c, s, r, o);
+		return 0;
 	}
 	o->N = N = (size_t)g->recv_tokens[r];
 	o->Nrdma = Nr = inter ? (size_t)g->rdma_recv_tokens[r] : 0;

@@ -8,8 +8,11 @@ void
 mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
     const struct mk_a2a_group *g, int step, int64_t rows)
 {
-	int r;
+	int r, n = c->E / c->R * c->R;
 
+	for (r = 0; r < n; r++)
+		if (g->ll_count[r] > t->max_expert)
+			t->max_expert = g->ll_count[r];
 	for (r = 0; r < c->R; r++) {
 		t->sum_recv += g->recv_tokens[r];
 		if (g->recv_tokens[r] > t->max_recv) {
@@ -254,6 +257,40 @@ triton_report(FILE *fp, const struct mk_a2a_sizing *sz,
 	return 0;
 }
 
+/*
+ * DeepEP's low-latency mode alone: its one buffer (RDMA, no NVL bytes)
+ * and what the trace asked of it.
+ */
+static int
+ll_report(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	int64_t M = sz->max_tokens > 0 ? sz->max_tokens : t->max_T;
+	uint64_t ll = mk_a2a_ll_hint((uint64_t)M, (uint64_t)sz->hidden, c->E);
+
+	fprintf(fp, "quantity,bytes,mib\n");
+	fprintf(fp, "# DeepEP low-latency mode alone: R=%d, E=%d, K=%d, "
+	    "hidden=%lld, num_max_dispatch_tokens_per_rank=%lld%s\n", c->R,
+	    c->E, c->K, (long long)sz->hidden, (long long)M,
+	    sz->max_tokens > 0 ? "" : " (the trace's most; give --max-tokens)");
+	row(fp, "low_latency_rdma_size_hint", ll);
+	row(fp, "recommended_num_nvl_bytes", 0);
+	row(fp, "recommended_num_rdma_bytes", ll);
+	row(fp, "deepep_buffer_cap", MK_A2A_BYTES_CAP);
+	count_row(fp, "trace.steps", t->steps);
+	count_row(fp, "trace.max_recv_tokens", t->max_recv);
+	fprintf(fp, "trace.mean_recv_tokens,%.1f,\n", t->sum_recv /
+	    (t->steps > 0 ? (double)t->steps * c->R : 1));
+	count_row(fp, "trace.max_recv_rank", t->max_rank);
+	count_row(fp, "trace.max_recv_step", t->max_step);
+	count_row(fp, "trace.max_expert_recv_tokens", t->max_expert);
+	if (ll >= MK_A2A_BYTES_CAP)
+		fprintf(fp, "# low_latency_rdma_size_hint is over the 32 GiB "
+		    "cap (DeepEP asserts bytes / 16 < INT_MAX): lower "
+		    "--max-tokens\n");
+	return 0;
+}
+
 int
 mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
     const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t,
@@ -266,6 +303,8 @@ mk_a2a_report_write(FILE *fp, const struct mk_a2a_sizing *sz,
 
 	if (c->style == MK_A2A_TRITON)
 		return triton_report(fp, sz, c, t);
+	if (c->ll_only)
+		return ll_report(fp, sz, c, t);
 	if ((r = mk_a2a_configs(sz, R, &d, &cb, e)) != 0)
 		return r < 0 ? -1 : mk_err_usage(e, "%d ranks: DeepEP has no "
 		    "default config; give --config", R);

@@ -41,6 +41,8 @@ struct mk_a2a_tally {
 	int64_t	 max_rows;	/* Triton-distributed rows a rank needed */
 	int64_t	 rows;		/* its output capacity after the last step */
 	int64_t	 max_T;		/* tokens on a rank, at most */
+	int64_t	 max_expert;	/* tokens a local expert received (the
+				 * low-latency packed_recv_count), at most */
 };
 
 /* The bytes of one dispatched token's x: H*2 (bf16) or H (fp8). */

@@ -28,6 +28,8 @@ struct mk_a2a_scan {
 					 * may hold fewer) */
 	int		 triton;	/* E is a drop as well as -1 */
 	int		 lenient;	/* skip ids out of range, no error */
+	int		 any_nodes;	/* a token may reach more than 8 nodes
+					 * (DeepEP's low-latency mode) */
 	/*
 	 * The rank of expert x is x * mul >> shift: (1, log2 epr) when epr is
 	 * a power of two, else (ceil(2^32 / epr), 32), exact for every x < E
@@ -53,8 +55,8 @@ void	mk_a2a_scan_clear(const struct mk_a2a_scan *s);
 
 /*
  * Scan s->T tokens.  Returns -1, or the first token holding an id out of
- * range (unless lenient) or reaching more than 8 nodes; the outputs are
- * then incomplete.
+ * range (unless lenient) or reaching more than 8 nodes (unless any_nodes);
+ * the outputs are then incomplete.
  */
 int64_t	mk_a2a_scan_generic(const struct mk_a2a_scan *s);
 int64_t	mk_a2a_scan_avx512(const struct mk_a2a_scan *s);

@@ -54,8 +54,11 @@ spread(uint64_t b)
 
 struct counts {
 	uint64_t	 rank[MK_A2A_MASK_WORDS * 8];	/* 8 ranks a word */
-	uint64_t	 node[4];			/* 8 nodes a word */
+	uint64_t	 node[MK_A2A_MAX_RANKS / 64];	/* 8 nodes a word */
 };
+
+/* A token's nodes are one bit each of a word */
+_Static_assert(MK_A2A_MAX_RANKS / MK_A2A_NVL <= 64, "nodes in a word");
 
 /* Add the byte counters of n ranks to column ch of out ([n][C]), zero. */
 static void
@@ -111,7 +114,8 @@ span(const struct mk_a2a_scan *s, int64_t t, int64_t t1, int ch)
 			}
 		if (inter) {
 			/* 64 ranks or fewer are 8 nodes or fewer */
-			if (R > 64 && __builtin_popcountll(nodes) > MK_A2A_NVL)
+			if (R > 64 && !s->any_nodes &&
+			    __builtin_popcountll(nodes) > MK_A2A_NVL)
 				return t;
 			for (j = 0; j < R / MK_A2A_NVL; j += 8)
 				c.node[j / 8] += spread(nodes >> j);

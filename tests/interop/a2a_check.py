@@ -275,6 +275,14 @@ def check(R, E, K, Ts, sms, align, r, style, local=None, M=None):
     extra = []
     if style == "deepep":
         want = deepep(ids, E, C, align, r)
+    elif style == "low-latency":
+        # DeepEP's low-latency mode alone: get_dispatch_layout's counts
+        # and low_latency_dispatch's, any R < 8 or 8n (no channels)
+        full = deepep(ids, E, 1, 1, r)
+        names = ["num_tokens_per_rank"] + (["num_tokens_per_rdma_rank"] if R > 8 else []) + \
+            ["num_tokens_per_expert", "packed_recv_count", "layout_range", "is_token_in_rank"]
+        want = {n: full[n] for n in names}
+        style, extra = "deepep", ["--low-latency"]
     else:
         want = triton(ids, E, r, local or min(R, 8), M)
         extra = ["--local-world-size", str(local)] if local else []
@@ -406,6 +414,13 @@ def main():
     check(12, 36, 3, list(rng.integers(0, 600, 12)), 20, 1, 6, "triton-dist", 4, 700)
     check(6, 24, 4, list(rng.integers(0, 90, 6)), 20, 1, 2, "triton-dist")
     check(3, 9, 2, [0, 5, 260], 20, 1, 1, "triton-dist", 3)
+    # DeepEP's low-latency mode alone: groups its normal mode refuses
+    # (above 160 ranks, 40, 6), top-11, ragged ranks with an empty one
+    check(192, 384, 8, list(rng.integers(0, 40, 192)), 20, 1, 77, "low-latency")
+    check(256, 256, 11, [0] + list(rng.integers(1, 30, 255)), 20, 1, 255, "low-latency")
+    check(512, 1024, 2, list(rng.integers(0, 6, 512)), 20, 1, 300, "low-latency")
+    check(40, 80, 4, list(rng.integers(0, 60, 40)), 20, 1, 39, "low-latency")
+    check(6, 12, 3, [4, 0, 9, 1, 2, 7], 20, 1, 0, "low-latency")
     check_mixtral()
     check_sizes()
     print("a2a: %d outputs equal to the numpy model (seed %d)" % (checks, seed))

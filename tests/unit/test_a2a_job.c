@@ -126,7 +126,7 @@ by_hand(const char *npy, size_t nbytes, const struct mk_a2a_phys *m,
     size_t *len, struct mk_a2a_tally *tally)
 {
 	struct mk_a2a_cfg c = { NR, m ? m->P : NE, NK, 3, MK_A2A_DEEPEP, 1, 0,
-	    0, 1, 0 };
+	    0, 1, 0, 0 };
 	struct mk_a2a_output out[MK_A2A_MAX_OUTPUTS];
 	struct mk_tensor t[1];
 	struct mk_a2a_step st, ph;
@@ -297,7 +297,7 @@ test_report(void)
 {
 	struct mk_a2a_sizing sz = { 7168, 7168, 0, 24, 0, 1,
 	    { 24, 8, 512, 16, 128, 8 }, 0, 8 };
-	struct mk_a2a_cfg c = { 16, 256, 8, 12, MK_A2A_DEEPEP, 1, 0, 8, 1, 0 };
+	struct mk_a2a_cfg c = { 16, 256, 8, 12, MK_A2A_DEEPEP, 1, 0, 8, 1, 0, 0 };
 	struct mk_a2a_tally t = { .steps = 3, .max_recv = 77, .max_worst = 80,
 	    .max_rank = 5, .max_step = 2, .sum_recv = 3000.0, .max_rows = 900,
 	    .rows = 2048 };

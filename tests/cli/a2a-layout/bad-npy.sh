@@ -1,10 +1,15 @@
 # Bad NPY traces, which are read a step at a time (from a file by pread or
 # in place, from a pipe by read): one line each, nothing on stdout.
-# 200 ranks (DeepEP's largest group is 160)
+# 200 ranks (DeepEP's normal mode stops at 160: --low-latency), 600
+# (a2a-layout reads up to 512)
 awk 'BEGIN { print "# name=ids shape=200,1,1 dtype=i64"
 	for (i = 0; i < 200; i++) print 0 }' > wide.csv
 tensor-cat -f npy wide.csv > wide.npy
-fails 1 a2a-layout -E 200 wide.npy
+fails 2 a2a-layout -E 200 wide.npy
+awk 'BEGIN { print "# name=ids shape=600,1,1 dtype=i64"
+	for (i = 0; i < 600; i++) print 0 }' > wider.csv
+tensor-cat -f npy wider.csv > wider.npy
+fails 1 a2a-layout -E 600 --low-latency wider.npy
 # a stepped trace cut short, as a file and on a pipe
 printf '# name=ids shape=2,2,1,2 dtype=i64\n0,1\n2,3\n0,1\n2,3\n' > s.csv
 tensor-cat -f npy s.csv > s.npy
