@@ -92,7 +92,11 @@ span(const struct mk_a2a_scan *s, int64_t t, int64_t t1, int ch)
 
 	memset(&c, 0, sizeof(c));
 	for (; t < t1; t++) {
-		memset(mask, 0, sizeof(mask));
+		/* 3 words up to 192 ranks (a constant size, stores inline) */
+		if (R <= 192)
+			memset(mask, 0, 3 * sizeof(uint64_t));
+		else
+			memset(mask, 0, sizeof(mask));
 		for (j = 0; j < K; j++) {
 			x = id_at(ids, elem, (size_t)t * (size_t)K + (size_t)j);
 			i = (uint64_t)x + 1 < lim ? (uint64_t)x + 1 : trash;
