@@ -28,7 +28,18 @@ mk_threads_max(void)
 int
 mk_threads_for(double ms)
 {
-	if (given > 0)
-		return given;
-	return ms < MK_THREADS_MIN_MS ? 1 : mk_online_cpus();
+	return given > 0 ? given : mk_threads_pick(ms, mk_online_cpus());
+}
+
+int
+mk_threads_pick(double ms, int cpus)
+{
+	int n;
+
+	if (ms >= MK_THREADS_MIN_MS)
+		return cpus;
+	if (cpus < MK_THREADS_HOST_CPUS || !(ms > 0))
+		return 1;
+	n = (int)(ms / MK_THREADS_SLICE_MS) + 1;
+	return n < cpus ? n : cpus;
 }

@@ -14,6 +14,7 @@
 #include "a2a/a2a_job.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_phys.h"
+#include "base/threads.h"
 #include "util.h"
 
 #define NS	40	/* more than the 32 steps that batches need */
@@ -333,6 +334,26 @@ test_report(void)
 	free(buf);
 }
 
+/*
+ * The thread rule: one thread for short work on small machines; a thread
+ * per 0.2 ms of work on hosts of 8 CPUs or more (one 8 MB step, 0.65 ms
+ * at 13 GB/s: 4 threads of 16); every CPU from 5 ms.
+ */
+static void
+test_threads_rule(void)
+{
+	CU_ASSERT_EQUAL(mk_threads_pick(0.65, 2), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(4.99, 4), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(5, 2), 2);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.65, 16), 4);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.1, 16), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(0, 16), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(-1, 16), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.5, 8), 3);
+	CU_ASSERT_EQUAL(mk_threads_pick(4.9, 16), 16);
+	CU_ASSERT_EQUAL(mk_threads_pick(1e9, 128), 128);
+}
+
 void
 suite_a2a_job(void)
 {
@@ -342,4 +363,5 @@ suite_a2a_job(void)
 	CU_add_test(s, "routed through a plan", test_plan);
 	CU_add_test(s, "a trace without steps", test_no_steps);
 	CU_add_test(s, "the buffer-size report", test_report);
+	CU_add_test(s, "threads for short work", test_threads_rule);
 }
