@@ -62,6 +62,38 @@ median_ms() {
 a2a() { "$bin/a2a-layout" -E 256 --hidden 7168 "$@"; }
 a2a_generic() { MOEKIT_ISA=generic "$bin/a2a-layout" -E 256 --hidden 7168 "$@"; }
 from_pipe() { cat "$tmp/trace.npy" | a2a "$@"; }
+# The floor of a pipe: a reader that does nothing with the bytes (a 1 MiB
+# pipe, as a2a-layout asks for, 8 MiB reads), fed by cat or by a producer
+# that splices the file into the pipe (no copy on its side).
+cat > "$tmp/sink.py" <<'EOF2'
+import os, fcntl
+try:
+    fcntl.fcntl(0, 1031, 1 << 20)   # F_SETPIPE_SZ
+except OSError:
+    pass
+b = memoryview(bytearray(8 << 20))
+while os.readv(0, [b]) > 0:
+    pass
+EOF2
+cat > "$tmp/splice.py" <<'EOF2'
+import os, sys, fcntl
+fd = os.open(sys.argv[1], os.O_RDONLY)
+n, off = os.fstat(fd).st_size, 0
+try:
+    fcntl.fcntl(1, 1031, 1 << 20)
+except OSError:
+    pass
+while off < n:
+    k = os.splice(fd, 1, 1 << 20, offset_src=off)
+    if k <= 0:
+        break
+    off += k
+EOF2
+cat_sink() { cat "$tmp/trace.npy" | $py "$tmp/sink.py"; }
+splice_sink() { $py "$tmp/splice.py" "$tmp/trace.npy" | $py "$tmp/sink.py"; }
+from_splice() { $py "$tmp/splice.py" "$tmp/trace.npy" | a2a "$@"; }
+# The floor of writing the outputs: copying their bytes to a new file.
+copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
 
 isa=generic
 for i in avx2 avx512; do
@@ -96,7 +128,12 @@ row "one step, all outputs" "$one_all" $sbytes
 row "one step, --report" "$one_rep" $sbytes
 row "trace file, --report" "$(median_ms a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 row "trace file, all outputs" "$(median_ms a2a -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+obytes=$(stat -c %s "$tmp/o.npy")
+row "  writing those outputs' bytes anew (cat o.npy > o2.npy)" "$(median_ms copy_out)" $obytes
 row "trace pipe, --report" "$(median_ms from_pipe --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
+row "  pipe floor: cat into a reader that does nothing" "$(median_ms cat_sink)" $bytes
+row "trace pipe from a splicing producer, --report" "$(median_ms from_splice --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
+row "  pipe floor: a splicing producer into a reader that does nothing" "$(median_ms splice_sink)" $bytes
 row "trace file, --report, 1 thread" "$(median_ms a2a --threads 1 --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 row "trace file, --report, generic" "$(median_ms a2a_generic --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 awk -v v="$ver" -v a="$one_all" -v r="$one_rep" 'BEGIN {
