@@ -17,7 +17,10 @@
 #include "a2a/a2a_job.h"
 #include "a2a/a2a_jsonl.h"
 
-/* The trace as plain integers [S][R][T][K], or NULL if it is not one. */
+/*
+ * The trace as plain integers [S][R][T][K] (dims[0..3]; dims[4]: bytes
+ * per id), or NULL if it is not one.
+ */
 static int64_t *
 ids_of(const uint8_t *data, size_t size, int64_t *dims)
 {
@@ -39,6 +42,7 @@ ids_of(const uint8_t *data, size_t size, int64_t *dims)
 		dims[1] = t.shape[n - 3];
 		dims[2] = t.shape[n - 2];
 		dims[3] = t.shape[n - 1];
+		dims[4] = (int64_t)mk_dtype_size(t.dtype);
 		if ((ids = malloc(sizeof(int64_t) * (t.nelem + 1))) != NULL)
 			for (i = 0; i < t.nelem; i++)
 				ids[i] = mk_value_load(t.data, t.dtype, i).i;
@@ -48,10 +52,14 @@ ids_of(const uint8_t *data, size_t size, int64_t *dims)
 	return ids;
 }
 
-/* The step's counts, as DeepEP's layout kernel defines them. */
+/*
+ * The step's counts, as DeepEP's layout kernel defines them; with
+ * --lenient, int64 ids are read as its static_cast<int> reads them (the
+ * low 32 bits, signed).
+ */
 static void
 check_step(const struct mk_a2a_cfg *c, const int64_t *ids, int64_t T,
-    const struct mk_a2a_group *g)
+    int narrow, const struct mk_a2a_group *g)
 {
 	int R = c->R, K = c->K, per = c->E / c->R, src, d, j;
 	int32_t *want = calloc((size_t)R * (size_t)R, sizeof(int32_t));
@@ -65,6 +73,8 @@ check_step(const struct mk_a2a_cfg *c, const int64_t *ids, int64_t T,
 			for (j = 0; j < K; j++) {
 				x = ids[((size_t)src * (size_t)T + (size_t)t) *
 				    (size_t)K + (size_t)j];
+				if (narrow)
+					x = (int32_t)(uint32_t)x;
 				if (x >= 0 && x < c->E)
 					hit[x / per] = 1;
 			}
@@ -134,7 +144,7 @@ run(const uint8_t *data, size_t size, size_t drip, const int64_t *ids,
 			    dims[3] == c->K && dims[1] == c->R)
 				check_step(c, ids + (size_t)steps *
 				    (size_t)(dims[1] * dims[2] * dims[3]),
-				    dims[2], v.g);
+				    dims[2], c->lenient && dims[4] == 8, v.g);
 			steps++;
 		}
 		FUZZ_CHECK(r == 0 || (e.msg[0] != '\0' &&
@@ -155,7 +165,7 @@ jsonl(const uint8_t *data, size_t size)
 {
 	struct mk_a2a_jsonl o = { "layer", "problem_id", "token_idx",
 	    "experts", 1 + (size ? data[0] % 8 : 0) };
-	int64_t dims[4], *ids;
+	int64_t dims[5], *ids;
 	struct mk_src *s;
 	struct mk_err e;
 	void *npy;
@@ -179,7 +189,7 @@ jsonl(const uint8_t *data, size_t size)
 int
 FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
-	int64_t dims[4];
+	int64_t dims[5];
 	int64_t *ids;
 
 	if (size > 0 && (data[0] == '{' || data[0] == ' ')) {
