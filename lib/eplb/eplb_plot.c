@@ -177,8 +177,9 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	mk_svg_open(fp, W, H, pp->title);
 	mk_svg_text(fp, 16, 24, "start", 16, "%s", pp->title);
 	mk_svg_text(fp, 16, 44, "start", 12, "%d layers, %d experts, %d "
-	    "slots on %d GPUs (%d nodes, %d groups); colour: a GPU's load "
-	    "over its layer's mean", pp->L, c->E, c->R, c->G, c->N, c->K);
+	    "slots on %d GPUs (%d node%s, %d group%s); colour: a GPU's load "
+	    "over its layer's mean", pp->L, c->E, c->R, c->G, c->N,
+	    c->N == 1 ? "" : "s", c->K, c->K == 1 ? "" : "s");
 	mk_svg_text(fp, 16, 62, "start", 12, "balancedness (sum of means / "
 	    "sum of maxima): %s %.4f, %s %.4f%s", pp->before_name,
 	    total_balance(before, pp->L, c->G), pp->after_name,

@@ -53,7 +53,9 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 		per += nisa[k];
 	top = nice_top(top * 1.05);
 	bw = 16;
-	gw = per * bw + 18;
+	/* wide enough for its 9-point labels ("paged d0.25"): one path's
+	 * bars alone left them overlapping their neighbours' */
+	gw = per * bw + 18 < 64 ? 64 : per * bw + 18;
 	W = (int)(x0 + ng * gw + 40);
 	W = W < 640 ? 640 : W;
 	H = (int)(y0 + ph + 110);
