@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <err.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,15 @@ mem_budget(void)
 	if (budget == (size_t)-1) {
 		budget = MEM_BUDGET;
 		if ((v = getenv("MOEKIT_STACK_MEM")) != NULL && *v != '\0') {
-			unsigned long long b = strtoull(v, &end, 10);
-			if (*end == '\0' && b < (size_t)-1)
-				budget = (size_t)b;
+			unsigned long long b;
+
+			errno = 0;
+			b = strtoull(v, &end, 10);
+			if (*end != '\0' || *v == '-' || errno != 0 ||
+			    b >= (size_t)-1)
+				errx(MK_EXIT_USAGE, "MOEKIT_STACK_MEM=%s: a number "
+				    "of bytes", v);
+			budget = (size_t)b;
 		}
 	}
 	return budget;

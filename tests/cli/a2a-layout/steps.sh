@@ -48,3 +48,5 @@ cmp mem1000.npz mem.npz
 cmp mem0.csv mem.csv
 cmp mem1000.csv mem.csv
 tensor-cat -f npy mem.npz | cmp - file.npy
+fails 2 env MOEKIT_STACK_MEM=lots a2a-layout -E 8 "$m"
+fails 2 env MOEKIT_STACK_MEM=-1 a2a-layout -E 8 "$m"
