@@ -123,6 +123,13 @@ struct mk_a2a_group {
  */
 int	mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e);
 
+/* Ranks on a node by default: 8, or all R of a smaller group. */
+static inline int
+mk_a2a_node_ranks(int R)
+{
+	return R < MK_A2A_NVL ? R : MK_A2A_NVL;
+}
+
 /* Whether c has DeepEP's internode outputs (RDMA ranks of 8). */
 static inline int
 mk_a2a_internode(const struct mk_a2a_cfg *c)

@@ -19,7 +19,7 @@ static int
 triton_config(struct mk_a2a_cfg *c, struct mk_err *e)
 {
 	if (c->local < 1)
-		c->local = c->R < MK_A2A_NVL ? c->R : MK_A2A_NVL;
+		c->local = mk_a2a_node_ranks(c->R);
 	if (c->R % c->local != 0)
 		return mk_err_usage(e, "%d ranks: --local-world-size %d does "
 		    "not divide them (Triton-distributed: nnodes = world_size "
@@ -41,7 +41,7 @@ ll_config(struct mk_a2a_cfg *c, struct mk_err *e)
 	if (c->K > 11)
 		return mk_err_usage(e, "top-%d: DeepEP's low-latency kernels "
 		    "need K <= 11 (kNumMaxTopK)", c->K);
-	c->local = c->R < MK_A2A_NVL ? c->R : MK_A2A_NVL;
+	c->local = mk_a2a_node_ranks(c->R);
 	c->C = 1;
 	return 0;
 }
@@ -73,8 +73,7 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		c->align = 1;
 	if (c->style == MK_A2A_TRITON)
 		return triton_config(c, e);
-	if (c->local > 0 && c->local != (c->R < MK_A2A_NVL ? c->R :
-	    MK_A2A_NVL))
+	if (c->local > 0 && c->local != mk_a2a_node_ranks(c->R))
 		return mk_err_usage(e, "--local-world-size %d: DeepEP's nodes "
 		    "are 8 ranks (NUM_MAX_NVL_PEERS); the option is "
 		    "Triton-distributed's", c->local);

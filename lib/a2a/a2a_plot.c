@@ -7,28 +7,32 @@
 
 #define MAX_ROWS	240
 
+/* Room for cap steps of R counts in *v.  Returns 0 or -1 (memory). */
+static int
+grow_rows(int32_t **v, int cap, int R)
+{
+	void *p;
+
+	if ((p = realloc(*v, sizeof(int32_t) * (size_t)cap * (size_t)R)) ==
+	    NULL)
+		return -1;
+	*v = p;
+	return 0;
+}
+
 int
 mk_a2a_series_add(struct mk_a2a_series *ser, const struct mk_a2a_cfg *c,
     const struct mk_a2a_group *g, struct mk_err *e)
 {
 	/* the RDMA panel is DeepEP's normal internode mode's */
 	int inter = mk_a2a_internode(c) && !c->ll_only;
-	void *p;
 
 	if (ser->S == ser->cap) {
 		int cap = ser->cap ? 2 * ser->cap : 64;
 
-		if ((p = realloc(ser->recv, sizeof(int32_t) * (size_t)cap *
-		    (size_t)c->R)) == NULL)
+		if (grow_rows(&ser->recv, cap, c->R) < 0 || (inter &&
+		    grow_rows(&ser->rdma, cap, c->R) < 0))
 			return mk_err_data(e, "out of memory for the plot");
-		ser->recv = p;
-		if (inter) {
-			if ((p = realloc(ser->rdma, sizeof(int32_t) *
-			    (size_t)cap * (size_t)c->R)) == NULL)
-				return mk_err_data(e, "out of memory for the "
-				    "plot");
-			ser->rdma = p;
-		}
 		ser->cap = cap;
 	}
 	ser->R = c->R;

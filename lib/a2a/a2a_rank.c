@@ -69,7 +69,7 @@ chan_per(int64_t T, int C)
 	return T > 0 ? (T + C - 1) / C : 1;
 }
 
-/* is_token_in_rank of rank r alone (the low-latency mode). */
+/* is_token_in_rank of rank r. */
 static void
 in_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
     struct mk_a2a_rank *o)
@@ -86,7 +86,7 @@ in_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
 	}
 }
 
-/* Sender side: is_token_in_rank and the send heads of rank r. */
+/* Sender side: the send heads of rank r. */
 static void
 sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
     struct mk_a2a_rank *o)
@@ -95,14 +95,12 @@ sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
 	int RR = inter ? R / MK_A2A_NVL : 1;
 	int64_t T = s->T[r], per = chan_per(T, c->C), t, k[MK_A2A_MAX_RANKS];
 	uint64_t m[MK_A2A_MASK_WORDS];
-	int d, D, w = inter ? RR : R;
+	int D, w = inter ? RR : R;
 
 	for (t = 0; t < T; t++) {
 		if (t % per == 0)	/* a new channel: queues restart */
 			memset(k, 0, sizeof(k));
 		token_mask(c, s, r, t, m);
-		for (d = 0; d < R; d++)
-			o->in_rank[t * R + d] = (uint8_t)bit(m, d);
 		for (D = 0; D < w; D++) {
 			int in = inter ? node_bits(m, D) != 0 : bit(m, D);
 			o->send_head[t * w + D] = in ? (int32_t)k[D]++ : -1;
@@ -208,16 +206,14 @@ mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 		mk_a2a_rank_free(o);
 		return -1;
 	}
-	if (c->ll_only) {
-		/* only get_dispatch_layout's is_token_in_rank is one */
-		if ((o->in_rank = calloc(T * (size_t)R + 1, 1)) == NULL)
-			return mk_err_data(e, "out of memory for rank %d", r);
-		in_rank(c, s, r, o);
+	if ((o->in_rank = calloc(T * (size_t)R + 1, 1)) == NULL)
+		return mk_err_data(e, "out of memory for rank %d", r);
+	in_rank(c, s, r, o);
+	/* the low-latency mode: get_dispatch_layout's is its one output */
+	if (c->ll_only)
 		return 0;
-	}
 	o->N = N = (size_t)g->recv_tokens[r];
 	o->Nrdma = Nr = inter ? (size_t)g->rdma_recv_tokens[r] : 0;
-	o->in_rank = calloc(T * (size_t)R + 1, 1);
 	o->send_head = calloc(T * w + 1, 4);
 	o->recv_src_idx = calloc(N + 1, 4);
 	o->recv_topk = calloc(N * (size_t)c->K + 1, 8);
@@ -225,7 +221,7 @@ mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	o->recv_rdma_chan_prefix = calloc((size_t)RR * (size_t)c->C, 4);
 	o->recv_src_meta = calloc(N * 2 + 1, 4);
 	o->send_nvl_head = calloc(Nr * MK_A2A_NVL + 1, 4);
-	if (!o->in_rank || !o->send_head || !o->recv_src_idx ||
+	if (!o->send_head || !o->recv_src_idx ||
 	    !o->recv_topk || !o->recv_chan_prefix || !o->recv_rdma_chan_prefix
 	    || !o->recv_src_meta || !o->send_nvl_head) {
 		mk_a2a_rank_free(o);

@@ -99,6 +99,21 @@ mk_a2a_token_bytes(const struct mk_a2a_sizing *sz)
 	return (uint64_t)(sz->fp8 ? sz->hidden : sz->hidden * 2);
 }
 
+/* The tokens a rank's buffers hold: --max-tokens, else the trace's most. */
+static int64_t
+buffer_tokens(const struct mk_a2a_sizing *sz, const struct mk_a2a_tally *t)
+{
+	return sz->max_tokens > 0 ? sz->max_tokens : t->max_T;
+}
+
+/* Said after buffer_tokens' figure in a heading. */
+static const char *
+buffer_tokens_note(const struct mk_a2a_sizing *sz)
+{
+	return sz->max_tokens > 0 ? "" : " (the trace's most; give "
+	    "--max-tokens)";
+}
+
 /*
  * EPv2's ElasticBuffer hint, hybrid (its default) and flat, for the
  * trace's K and M tokens a rank.
@@ -112,17 +127,15 @@ elastic_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 
 	memset(&in, 0, sizeof(in));
 	in.R = c->R;
-	in.nvl = sz->scaleup > 0 ? sz->scaleup : c->R < MK_A2A_NVL ? c->R :
-	    MK_A2A_NVL;
+	in.nvl = sz->scaleup > 0 ? sz->scaleup : mk_a2a_node_ranks(c->R);
 	in.K = c->K;
 	in.fp8 = sz->fp8;
 	in.multi_reduction = 1;
-	in.M = sz->max_tokens > 0 ? sz->max_tokens : t->max_T;
+	in.M = buffer_tokens(sz, t);
 	in.H = sz->hidden;
 	fprintf(fp, "# EPv2 ElasticBuffer: %d ranks in NVLink domains of %d, "
 	    "num_max_tokens_per_rank=%lld%s, allow_multiple_reduction\n",
-	    c->R, in.nvl, (long long)in.M, sz->max_tokens > 0 ? "" :
-	    " (the trace's most; give --max-tokens)");
+	    c->R, in.nvl, (long long)in.M, buffer_tokens_note(sz));
 	in.hybrid = 1;
 	mk_a2a_elastic_size(&in, &b);
 	row(fp, "elastic.dispatch_bytes", b.dispatch);
@@ -133,12 +146,10 @@ elastic_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	row(fp, "elastic_buffer_size_hint.no_hybrid", b.total);
 }
 
-/* The trace's worst case. */
+/* The tokens ranks received over the trace: the most, where, the mean. */
 static void
-trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
-    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+recv_rows(FILE *fp, const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
 {
-	uint64_t xb = mk_a2a_token_bytes(sz);
 	double n = (double)t->steps * c->R;
 
 	count_row(fp, "trace.steps", t->steps);
@@ -147,6 +158,16 @@ trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	    (n > 0 ? n : 1));
 	count_row(fp, "trace.max_recv_rank", t->max_rank);
 	count_row(fp, "trace.max_recv_step", t->max_step);
+}
+
+/* The trace's worst case. */
+static void
+trace_rows(FILE *fp, const struct mk_a2a_sizing *sz,
+    const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
+{
+	uint64_t xb = mk_a2a_token_bytes(sz);
+
+	recv_rows(fp, c, t);
 	count_row(fp, "trace.num_worst_tokens", t->max_worst);
 	if (mk_a2a_internode(c))
 		fprintf(fp, "# trace.num_worst_tokens internode: the larger of "
@@ -170,9 +191,10 @@ triton_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 {
 	uint64_t W = (uint64_t)c->R, L = (uint64_t)c->local, n = W / L;
 	uint64_t E = (uint64_t)c->E, K = (uint64_t)c->K, H = (uint64_t)sz->hidden;
-	uint64_t M = (uint64_t)(sz->max_tokens > 0 ? sz->max_tokens :
-	    t->max_T), tb = mk_a2a_token_bytes(sz), epr = E / W;	/* tb: a token */
-	uint64_t rows = (uint64_t)t->rows, init = M * K * 2, msg, sum = 0;
+	uint64_t M = (uint64_t)buffer_tokens(sz, t);
+	uint64_t tb = mk_a2a_token_bytes(sz), epr = E / W;	/* tb: a token */
+	uint64_t rows = (uint64_t)t->rows, init = M * K * 2, msg, dis, com;
+	uint64_t sum = 0;
 	uint64_t v[16];
 	static const char *const name[16] = {
 		"send_reqs_for_nodes_rdma", "send_reqs_recv_bufs_rdma",
@@ -211,14 +233,12 @@ triton_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 	if (H % 128 != 0)
 		return;
 	msg = H + 16 + H / 128 * 4;
+	dis = M * msg + epr * W * M * msg + 2 * W * epr * 4 + E * 8;
+	com = epr * M * W * H * 2 + E * M * H * 2 + E * 8;
 	row(fp, "triton_ll.msg_size", msg);
-	row(fp, "triton_ll.dispatch_per_phase", M * msg + epr * W * M * msg +
-	    2 * W * epr * 4 + E * 8);
-	row(fp, "triton_ll.combine_per_phase", epr * M * W * H * 2 +
-	    E * M * H * 2 + E * 8);
-	row(fp, "triton_ll.symmetric_total", 2 * (M * msg + epr * W * M *
-	    msg + 2 * W * epr * 4 + E * 8) + 2 * (epr * M * W * H * 2 +
-	    E * M * H * 2 + E * 8));
+	row(fp, "triton_ll.dispatch_per_phase", dis);
+	row(fp, "triton_ll.combine_per_phase", com);
+	row(fp, "triton_ll.symmetric_total", 2 * dis + 2 * com);
 }
 
 /* What use_aot=True builds cover (aot_compile_spaces of ep_a2a.py). */
@@ -248,9 +268,8 @@ triton_report(FILE *fp, const struct mk_a2a_sizing *sz,
 	fprintf(fp, "# Triton-distributed, W=%d, local_world_size=%d (%d "
 	    "nodes), E=%d, K=%d, hidden=%lld, %s, max_tokens=%lld%s\n", c->R,
 	    c->local, c->R / c->local, c->E, c->K, (long long)sz->hidden,
-	    sz->fp8 ? "fp8" : "bf16", (long long)(sz->max_tokens > 0 ?
-	    sz->max_tokens : t->max_T), sz->max_tokens > 0 ? "" :
-	    " (the trace's most; give --max-tokens)");
+	    sz->fp8 ? "fp8" : "bf16", (long long)buffer_tokens(sz, t),
+	    buffer_tokens_note(sz));
 	triton_rows(fp, sz, c, t);
 	trace_rows(fp, sz, c, t);
 	triton_aot(fp, c);
@@ -265,24 +284,19 @@ static int
 ll_report(FILE *fp, const struct mk_a2a_sizing *sz,
     const struct mk_a2a_cfg *c, const struct mk_a2a_tally *t)
 {
-	int64_t M = sz->max_tokens > 0 ? sz->max_tokens : t->max_T;
+	int64_t M = buffer_tokens(sz, t);
 	uint64_t ll = mk_a2a_ll_hint((uint64_t)M, (uint64_t)sz->hidden, c->E);
 
 	fprintf(fp, "quantity,bytes,mib\n");
 	fprintf(fp, "# DeepEP low-latency mode alone: R=%d, E=%d, K=%d, "
 	    "hidden=%lld, num_max_dispatch_tokens_per_rank=%lld%s\n", c->R,
 	    c->E, c->K, (long long)sz->hidden, (long long)M,
-	    sz->max_tokens > 0 ? "" : " (the trace's most; give --max-tokens)");
+	    buffer_tokens_note(sz));
 	row(fp, "low_latency_rdma_size_hint", ll);
 	row(fp, "recommended_num_nvl_bytes", 0);
 	row(fp, "recommended_num_rdma_bytes", ll);
 	row(fp, "deepep_buffer_cap", MK_A2A_BYTES_CAP);
-	count_row(fp, "trace.steps", t->steps);
-	count_row(fp, "trace.max_recv_tokens", t->max_recv);
-	fprintf(fp, "trace.mean_recv_tokens,%.1f,\n", t->sum_recv /
-	    (t->steps > 0 ? (double)t->steps * c->R : 1));
-	count_row(fp, "trace.max_recv_rank", t->max_rank);
-	count_row(fp, "trace.max_recv_step", t->max_step);
+	recv_rows(fp, c, t);
 	count_row(fp, "trace.max_expert_recv_tokens", t->max_expert);
 	if (ll >= MK_A2A_BYTES_CAP)
 		fprintf(fp, "# low_latency_rdma_size_hint is over the 32 GiB "
