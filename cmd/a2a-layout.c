@@ -383,7 +383,7 @@ run(struct opts *o)
 	struct mk_a2a_job *j;
 	struct mk_src *s;
 	struct mk_err e;
-	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt, stepped;
+	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt;
 	char how[300];
 
 	if (o->phy2log != NULL)
@@ -399,13 +399,12 @@ run(struct opts *o)
 	nout = mk_a2a_outputs(mk_a2a_job_cfg(j), o->job.rank >= 0 ? &none :
 	    NULL, out);
 	nsel = select_outputs(o, out, nout, order);
-	stepped = mk_a2a_job_shape(j).stepped;
-	for (i = 0; stepped && i < nsel; i++)
+	sh = mk_a2a_job_shape(j);
+	for (i = 0; sh.stepped && i < nsel; i++)
 		if (!out[order[i]].per_token)
 			st[order[i]] = mk_stack_new(out[order[i]].name,
 			    out[order[i]].dtype, out[order[i]].ndim,
 			    out[order[i]].shape);
-	sh = mk_a2a_job_shape(j);
 	mk_progress_start(&pg, "steps", sh.S, o->c.quiet);
 	while ((r = mk_a2a_job_next(j, &v, &e)) > 0) {
 		mk_progress_set(&pg, v.step + 1, (double)(v.step + 1) *

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "a2a/a2a_trace.h"
+#include "base/clock.h"
 #include "base/threads.h"
 #include "tensor/npy.h"
 #include "tensor/slab.h"
@@ -366,15 +366,6 @@ short_method(void)
 }
 #define RETRY		128
 
-static double
-seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Whether step k is timed (a trial or a retry), and so read alone. */
 static int
 timed(const struct mk_a2a_trace *tr, int k)
@@ -440,7 +431,7 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
 		return tr->mapped + (size_t)k * n;
 	}
 	/* the time since a timed step is that step's, all work included */
-	now = seconds();
+	now = mk_seconds();
 	if (k > 0 && timed(tr, k - 1) && (tr->fastest[tr->method] == 0 ||
 	    now - tr->t_prev < tr->fastest[tr->method]))
 		tr->fastest[tr->method] = now - tr->t_prev;

@@ -2,20 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 void
 mk_progress_start(struct mk_progress *p, const char *what, int64_t total,
@@ -26,7 +17,7 @@ mk_progress_start(struct mk_progress *p, const char *what, int64_t total,
 	memset(p, 0, sizeof(*p));
 	p->what = what;
 	p->total = total;
-	p->t0 = now();
+	p->t0 = mk_seconds();
 	p->next = p->t0 + 0.5;
 	p->always = env != NULL && strcmp(env, "always") == 0;
 	p->on = !quiet && (p->always || (isatty(STDERR_FILENO) &&
@@ -41,7 +32,7 @@ mk_progress_set(struct mk_progress *p, int64_t done, double bytes)
 
 	if (!p->on)
 		return;
-	t = now();
+	t = mk_seconds();
 	if (!p->always && t < p->next)
 		return;
 	p->next = t + 0.2;
