@@ -37,7 +37,10 @@
  *	registers for the whole block, a pass per register-full of dims.
  * K and V rows are found by arithmetic: position i of the piece is at
  * k + i * ps, or in a paged cache at the block of the sequence's table
- * that holds it.
+ * that holds it.  While a block is computed, the rows read next are
+ * prefetched: the piece's next block, or where pieces are walked side by
+ * side, the next piece's block (in RESULTS.md, 8-12 % faster for
+ * [B, M, KH, D] and paged caches than each walk's own next block).
  */
 #include <math.h>
 #include <stddef.h>
@@ -49,9 +52,6 @@
 
 #define BLK	MK_MDEC_BLOCK
 #define GBMAX	4		/* query heads per register block */
-#ifndef AHEAD
-#define AHEAD	1		/* blocks of rows prefetched ahead */
-#endif
 #define INL	static inline __attribute__((always_inline))
 #define TAU	8.0f		/* log2 units the maximum may lag behind */
 
@@ -327,10 +327,14 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		}
 }
 
-/* The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch. */
+/*
+ * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch,
+ * in the rows of task at (t itself, or the walk computed next).
+ */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
-    int nb, const size_t *ahead, int na, int dt, int paged, int Dc)
+    int nb, const struct mk_mdec_task *at, const size_t *ahead, int na,
+    int dt, int paged, int Dc)
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	size_t o;
@@ -342,13 +346,13 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		kr[j] = (const char *)t->k + o;
 		vr[j] = (const char *)t->v + o;
 	}
-	if (na == 0 || AHEAD == 0) {
+	if (na == 0) {
 		p = NULL;
 	} else {
 		for (j = 0; j < BLK; j++) {
-			o = row_off(t, ahead[j < na ? j : 0], paged);
-			pf[2 * j] = (const char *)t->k + o;
-			pf[2 * j + 1] = (const char *)t->v + o;
+			o = row_off(at, ahead[j < na ? j : 0], paged);
+			pf[2 * j] = (const char *)at->k + o;
+			pf[2 * j + 1] = (const char *)at->v + o;
 		}
 	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
@@ -375,18 +379,22 @@ lane_sum(const float *ls, int GB, int g)
 	return s;
 }
 
-/* One task's walk through its piece: its mask scan and ring of blocks. */
+/*
+ * One task's walk through its piece: its mask scan and two blocks, the
+ * one computed and the next, whose rows are prefetched meanwhile (more
+ * blocks ahead measured no faster, on both machines of RESULTS.md).
+ */
 struct walk {
 	struct scan	 sc;
 	struct scratch	 w;
-	size_t		 idx[AHEAD + 1][BLK];
-	int		 nb[AHEAD + 1];
+	size_t		 idx[2][BLK];
+	int		 nb[2];
 	int		 done;
 };
 
+/* The walk's start: its scratch, outputs, and first block in slot 0. */
 INL void
-walk_start(const struct mk_mdec_task *t, struct walk *k, size_t rb,
-    int paged)
+walk_start(const struct mk_mdec_task *t, struct walk *k)
 {
 	const int ng = (t->G + GBMAX - 1) / GBMAX;
 	int g, i;
@@ -413,32 +421,36 @@ walk_start(const struct mk_mdec_task *t, struct walk *k, size_t rb,
 	/* Poisoned: an index read from a slot no scan filled points far out
 	 * of any mapping, which the sanitizer builds report. */
 	memset(k->idx, 0x7f, sizeof(k->idx));
-	/* a ring of blocks: the one computed and AHEAD being prefetched */
-	for (i = 0; i < AHEAD; i++) {
-		k->nb[i] = scan_block(&k->sc, k->idx[i]);
-		prefetch_rows(t, k->idx[i], k->nb[i], rb, paged);
-	}
-	if (AHEAD == 0)
-		k->nb[0] = scan_block(&k->sc, k->idx[0]);
+	k->nb[0] = scan_block(&k->sc, k->idx[0]);
+	k->nb[1] = 0;
 }
 
-/* The walk's block in ring slot cur, if any left; whether there was. */
-INL int
-walk_step(const struct mk_mdec_task *t, struct walk *k, int cur, int dt,
-    int paged, int Dc)
+/* Scans the walk's block after the one in slot cur into the other slot. */
+INL void
+walk_scan(struct walk *k, int cur)
 {
-	int i = (cur + AHEAD) % (AHEAD + 1);
+	if (!k->done && k->nb[cur] != 0)
+		k->nb[!cur] = scan_block(&k->sc, k->idx[!cur]);
+}
 
+/*
+ * The walk's block in ring slot cur, if any left; whether there was.  It
+ * prefetches the rows of the block of walk nk (task nt) in slot nc: its
+ * own next block when it walks alone, else the next walk's, so that
+ * walks side by side prefetch one block ahead of the reads too, not a
+ * block of every walk (which would not stay in L1 until read).
+ */
+INL int
+walk_step(const struct mk_mdec_task *t, struct walk *k,
+    const struct mk_mdec_task *nt, const struct walk *nk, int cur, int nc,
+    int dt, int paged, int Dc)
+{
 	if (k->done || k->nb[cur] == 0) {
 		k->done = 1;
 		return 0;
 	}
-	if (AHEAD > 0)
-		k->nb[i] = scan_block(&k->sc, k->idx[i]);
-	one_block(t, &k->w, k->idx[cur], k->nb[cur], k->idx[i],
-	    AHEAD ? k->nb[i] : 0, dt, paged, Dc);
-	if (AHEAD == 0)
-		k->nb[i] = scan_block(&k->sc, k->idx[i]);
+	one_block(t, &k->w, k->idx[cur], k->nb[cur], nt, nk->idx[nc],
+	    nk->done ? 0 : nk->nb[nc], dt, paged, Dc);
 	return 1;
 }
 
@@ -473,10 +485,16 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 	int cur, h, live;
 
 	for (h = 0; h < n; h++)
-		walk_start(&t[h], &k[h], rb, paged);
-	for (cur = 0, live = 1; live; cur = (cur + 1) % (AHEAD + 1))
+		walk_start(&t[h], &k[h]);
+	prefetch_rows(&t[0], k[0].idx[0], k[0].nb[0], rb, paged);
+	for (cur = 0, live = 1; live; cur = !cur) {
+		for (h = 0; h < n; h++)
+			walk_scan(&k[h], cur);
 		for (h = 0, live = 0; h < n; h++)
-			live |= walk_step(&t[h], &k[h], cur, dt, paged, Dc);
+			live |= walk_step(&t[h], &k[h], &t[(h + 1) % n],
+			    &k[(h + 1) % n], cur, h + 1 < n ? cur : !cur, dt,
+			    paged, Dc);
+	}
 	for (h = 0; h < n; h++)
 		walk_end(&t[h], &k[h]);
 }
