@@ -348,7 +348,7 @@ mk_mdec_populate(const void *p, size_t n, int threads)
 static void
 run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
     const struct plan *pl, const float *qs, float *st, struct layout y,
-    int ld, float **work, int T)
+    int ld, float **work, int T, int rd)
 {
 	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
 	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
@@ -386,15 +386,45 @@ run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
 				t[h].l = s + G;
 				t[h].acc = s + y.acc;
 				t[h].work = work[tid] + (size_t)h * wn;
+				t[h].rd = rd;
 			}
 			fn(t, n);
 		}
 	}
 }
 
-int
-mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
-    float *lse, float *out, struct mk_err *e)
+/* Threads for a run: fewer positions than threads would only add pieces. */
+static int
+run_threads(const struct mk_mdec *p, int threads)
+{
+	const int64_t pos = (int64_t)p->B * p->KH * p->V;
+	int T = threads < 1 ? 1 : threads;
+
+	return pos < T ? (pos > 0 ? (int)pos : 1) : T;
+}
+
+/* The rows probe's result: the xor of each piece's acc[0..16) words. */
+static uint32_t
+fold_pieces(const float *st, struct layout y, int npieces)
+{
+	uint32_t x = 0, w;
+	int i, j;
+
+	for (i = 0; i < npieces; i++)
+		for (j = 0; j < 16; j++) {
+			memcpy(&w, st + (size_t)i * y.stride + y.acc + j, 4);
+			x ^= w;
+		}
+	return x;
+}
+
+/*
+ * mk_mdec_run, or with fold the rows probe (no merge, lse and out unused,
+ * *fold set).
+ */
+static int
+run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
+    uint32_t *fold, float *lse, float *out, struct mk_err *e)
 {
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
@@ -402,14 +432,12 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	struct plan pl = { NULL, NULL, 0, 1 };
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
-	int *from = NULL, *order = NULL, T = threads < 1 ? 1 : threads, t, rc = -1;
+	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
+	int rc = -1;
 	int64_t r;
 
 	if (k == NULL)
 		k = mk_kern();
-	/* fewer positions than threads: the rest would only add pieces */
-	if (rows * p->V < T)
-		T = rows * p->V > 0 ? (int)(rows * p->V) : 1;
 	if (make_plan(p, T, &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
 	    (st = alloc64((size_t)pl.npieces * y.stride)) == NULL ||
@@ -425,9 +453,11 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
 	    NULL)
 		goto done;
-	run_pieces(p, k, &pl, qs, st, y, ld, work, T);
+	run_pieces(p, k, &pl, qs, st, y, ld, work, T, fold != NULL);
+	if (fold != NULL)
+		*fold = fold_pieces(st, y, pl.npieces);
 #pragma omp parallel for num_threads(T) schedule(static)
-	for (r = 0; r < rows; r++) {
+	for (r = 0; r < (fold != NULL ? 0 : rows); r++) {
 		double *acc = macc;
 		int g;
 
@@ -558,6 +588,20 @@ mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 			lse[(size_t)b * (size_t)p->QH + (size_t)h] =
 			    mx + log(sum);
 		}
+}
+
+int
+mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
+    float *lse, float *out, struct mk_err *e)
+{
+	return run(p, k, threads, NULL, lse, out, e);
+}
+
+int
+mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
+    int threads, uint32_t *fold, struct mk_err *e)
+{
+	return run(p, k, threads, fold, NULL, NULL, e);
 }
 
 uint64_t

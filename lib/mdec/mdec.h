@@ -70,6 +70,10 @@ struct mk_mdec_task {
 					 * padding left zero */
 	float		*work;		/* MK_MDEC_WORK(G, D) floats, 64-byte
 					 * aligned */
+	int		 rd;		/* the rows probe: only read the rows
+					 * the kernel would, the xor of their
+					 * 32-bit words that of acc[0..16)'s,
+					 * no attention */
 };
 
 /*
@@ -223,6 +227,18 @@ void	mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out);
  */
 uint64_t mk_read_sum(const struct mk_kern *k, const void *p, size_t n,
 	    int threads);
+
+/*
+ * The rows probe: table k's kernel (NULL: the selected one) walks p as
+ * mk_mdec_run does, on the same threads, masks, blocks and prefetches,
+ * but only reads each row it would compute with (a vector load per 64
+ * bytes), so a masked run can be measured against reading what it must
+ * read.  *fold: the xor of every whole 32-bit word of the rows read (the
+ * same on every path; a test's check that the walk read those rows).
+ * Returns 0, or -1 with e filled (out of memory).
+ */
+int	mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
+	    int threads, uint32_t *fold, struct mk_err *e);
 
 /*
  * The contiguous slice of [0, n) that thread t of T reads or first-touches,

@@ -19,6 +19,7 @@ static inline VEC vset1(float x)		{ return _mm256_set1_ps(x); }
 static inline VEC vload(const float *p)		{ return _mm256_load_ps(p); }
 static inline void vstore(float *p, VEC v)	{ _mm256_store_ps(p, v); }
 static inline VEC vmul(VEC a, VEC b)		{ return _mm256_mul_ps(a, b); }
+static inline VEC vxor(VEC a, VEC b)		{ return _mm256_xor_ps(a, b); }
 static inline VEC vfma(VEC a, VEC b, VEC c)	{ return _mm256_fmadd_ps(a, b, c); }
 /* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)

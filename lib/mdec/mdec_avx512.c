@@ -25,6 +25,7 @@ static inline void vstore(float *p, VEC v)	{ _mm512_store_ps(p, v); }
 static inline VEC vmul(VEC a, VEC b)		{ return _mm512_mul_ps(a, b); }
 static inline VEC vfma(VEC a, VEC b, VEC c)	{ return _mm512_fmadd_ps(a, b, c); }
 static inline float vhsum(VEC v)		{ return _mm512_reduce_add_ps(v); }
+static inline VEC vxor(VEC a, VEC b)		{ return _mm512_xor_ps(a, b); }
 
 /* whether a lane of a is greater than b's */
 static inline int

@@ -128,6 +128,20 @@ quantile(double *v, int n, double q)
 	return v[i < 0 ? 0 : i >= n ? n - 1 : i];
 }
 
+/* The medians and quartiles of the n kept rounds into tm. */
+static void
+summarize(double *tk, double *tp, double *fr, double *tr, double *rf, int n,
+    size_t kv, struct mk_mdec_timing *tm)
+{
+	tm->ms = quantile(tk, n, 0.5);
+	tm->probe_gbps = 2.0 * (double)kv / (quantile(tp, n, 0.5) * 1e6);
+	tm->frac_q1 = quantile(fr, n, 0.25);
+	tm->frac = quantile(fr, n, 0.5);
+	tm->frac_q3 = quantile(fr, n, 0.75);
+	tm->rows_ms = quantile(tr, n, 0.5);
+	tm->rows_frac = quantile(rf, n, 0.5);
+}
+
 int
 mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
     const struct mk_kern *probe, int threads, int rounds, double bytes,
@@ -135,14 +149,15 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 {
 	const size_t kv = (size_t)p->B * (size_t)p->KH * (size_t)p->V *
 	    (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
-	double *tk = calloc((size_t)rounds + 1, sizeof(double));
-	double *tp = calloc((size_t)rounds + 1, sizeof(double));
-	double *fr = calloc((size_t)rounds + 1, sizeof(double));
+	double *tk = calloc(5 * ((size_t)rounds + 1), sizeof(double));
+	double *tp = tk + rounds + 1, *fr = tp + rounds + 1;
+	double *tr = fr + rounds + 1, *rf = tr + rounds + 1;
 	volatile uint64_t sink = 0;
-	struct stamp a, b, c;
+	uint32_t fold;
+	struct stamp a, b, c, d;
 	int r, i, n = 0, rc = -1;
 
-	if (tk == NULL || tp == NULL || fr == NULL) {
+	if (tk == NULL) {
 		mk_err_data(e, "out of memory");
 		goto done;
 	}
@@ -158,29 +173,30 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
 			goto done;
 		c = stamp();
+		/* the rows the kernel reads, read alone on its walk */
+		if (mk_mdec_read_rows(p, probe, threads, &fold, e) < 0)
+			goto done;
+		sink += fold;
+		d = stamp();
 		/* kept rounds first; preempted ones fill from the end */
-		i = whole(a, b, threads) && whole(b, c, threads) ? n++ :
+		i = whole(a, b, threads) && whole(b, c, threads) &&
+		    whole(c, d, threads) ? n++ :
 		    rounds - 1 - (r - n);
 		tp[i] = b.wall - a.wall;
 		tk[i] = c.wall - b.wall;
+		tr[i] = d.wall - c.wall;
 		fr[i] = (bytes / tk[i]) / (2.0 * (double)kv / tp[i]);
+		rf[i] = tr[i] / tk[i];
 	}
 	tm->kept = n;
 	tm->rounds = rounds;
 	/* every round preempted (or passes too short for CPU time to tell,
 	 * as tiny problems are): the medians of all, kept 0 says so */
-	n = n ? n : rounds;
-	tm->ms = quantile(tk, n, 0.5);
-	tm->probe_gbps = 2.0 * (double)kv / (quantile(tp, n, 0.5) * 1e6);
-	tm->frac_q1 = quantile(fr, n, 0.25);
-	tm->frac = quantile(fr, n, 0.5);
-	tm->frac_q3 = quantile(fr, n, 0.75);
+	summarize(tk, tp, fr, tr, rf, n ? n : rounds, kv, tm);
 	rc = 0;
 done:
 	(void)sink;
 	free(tk);
-	free(tp);
-	free(fr);
 	return rc;
 }
 
@@ -444,13 +460,13 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    b->reps, bytes, u->lse, u->out, &tm, e) < 0)
 					return -1;
 				fprintf(fp, "%s,%d,%d,%s,%g,%.3f,%.2f,%.2f,"
-				    "%.3f,%.3f,%.3f,%d/%d\n",
+				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f\n",
 				    mk_isa_name((enum mk_isa)b->isa[i]),
 				    b->threads[t], b->bsz[j],
 				    mk_mdec_layout_name(b->layout[l]), d, tm.ms,
 				    bytes / (tm.ms * 1e6), tm.probe_gbps,
 				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
-				    tm.rounds);
+				    tm.rounds, tm.rows_ms, tm.rows_frac);
 				fflush(fp);
 				keep_row(b, b->isa[i], b->threads[t],
 				    b->bsz[j], b->layout[l], d,
@@ -476,7 +492,7 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	if (bufs_make(b, &u, e) < 0)
 		goto out;
 	fprintf(fp, "isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,"
-	    "frac_q1,frac_q3,kept\n");
+	    "frac_q1,frac_q3,kept,rows_ms,rows_frac\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
 		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||

@@ -29,15 +29,20 @@ struct mk_mdec_timing {
 	double	 probe_gbps;	/* reading the same K and V bytes */
 	double	 frac, frac_q1, frac_q3;	/* kernel GB/s (dense bytes)
 					 * over probe GB/s, per round */
+	double	 rows_ms;	/* the rows probe: reading only the rows
+				 * the kernel reads, as it walks them */
+	double	 rows_frac;	/* rows_ms over ms, per round: the kernel's
+				 * pace against reading what it must */
 	int	 kept, rounds;	/* rounds not preempted, of all */
 };
 
 /*
  * Time the problem with kernels k on `threads` threads.  After one
  * warm-up, `rounds` rounds, each a read of the same K and V bytes with the
- * probe table's read_sum and then a run of the kernel, so that both see
- * the same state of a shared machine; a round where either pass got less
- * than 80 % of threads x its wall time of CPU was preempted and is
+ * probe table's read_sum, a run of the kernel, and the rows probe
+ * (mk_mdec_read_rows: the rows the kernel reads, on its walk), so that
+ * all see the same state of a shared machine; a round where a pass got
+ * less than 80 % of threads x its wall time of CPU was preempted and is
  * dropped.  bytes: what a dense pass reads (for GB/s).  Returns 0, or -1
  * with e filled.
  */

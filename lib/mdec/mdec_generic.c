@@ -89,6 +89,30 @@ offset(const struct mk_mdec_task *t, size_t i)
 	return (size_t)t->blk[b] * t->bbytes + (a % (size_t)t->bs) * t->ps;
 }
 
+/* The rows probe: the rows kernel() would use, their whole 32-bit words
+ * xored together into acc[0], the rest of acc zero. */
+static void
+read_rows(const struct mk_mdec_task *t, int dt)
+{
+	const size_t nw = (size_t)t->D * mk_dtype_size((enum mk_dtype)dt) / 4;
+	uint32_t x = 0, w;
+	size_t i, j, o;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->mask != NULL && t->mask[i] != 0)
+			continue;
+		o = offset(t, i);
+		for (j = 0; j < nw; j++) {
+			memcpy(&w, (const char *)t->k + o + 4 * j, 4);
+			x ^= w;
+			memcpy(&w, (const char *)t->v + o + 4 * j, 4);
+			x ^= w;
+		}
+	}
+	memset(t->acc, 0, (size_t)t->ld * sizeof(float));
+	memcpy(t->acc, &x, sizeof(x));
+}
+
 static void
 kernel(const struct mk_mdec_task *t, int dt)
 {
@@ -98,6 +122,10 @@ kernel(const struct mk_mdec_task *t, int dt)
 	size_t i, o;
 	int g;
 
+	if (t->rd) {
+		read_rows(t, dt);
+		return;
+	}
 	for (g = 0; g < G; g++) {
 		t->m[g] = -INFINITY;
 		t->l[g] = 0;

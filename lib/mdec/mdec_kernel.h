@@ -9,6 +9,7 @@
  *   vzero(), vset1(x), vload(p), vstore(p, v)	aligned f32 loads/stores
  *   vfma(a, b, c)		a * b + c
  *   vmul(a, b)
+ *   vxor(a, b)			bitwise exclusive or
  *   vrow(p, off, dt, nv)	elements off.. of a K/V row of dtype dt as
  *				f32; only nv (1..W) are read, the rest are 0
  *   vreduce(const VEC *v)	W vectors -> one vector of their sums, lane
@@ -328,6 +329,34 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 }
 
 /*
+ * The rows probe's block: every row of K and V, a load per W floats
+ * (their bits xored, no arithmetic on them), with the prefetches the
+ * kernel issues (pf: 2 rows each of BLK positions, or NULL).
+ */
+INL void
+read_block(const struct mk_mdec_task *t, const char *const *kr,
+    const char *const *vr, int nb, const char *const *pf, size_t rb)
+{
+	const int nf = (int)(rb / 4);	/* whole floats of a row */
+	VEC a = vload(t->acc);
+	int j, c;
+
+	for (j = 0; j < nb; j++) {
+		if (pf != NULL) {
+			prefetch_row(pf[2 * j], rb);
+			prefetch_row(pf[2 * j + 1], rb);
+		}
+		for (c = 0; c < nf; c += W) {
+			a = vxor(a, vrow(kr[j], c, MK_F32, nf - c < W ?
+			    nf - c : W));
+			a = vxor(a, vrow(vr[j], c, MK_F32, nf - c < W ?
+			    nf - c : W));
+		}
+	}
+	vstore(t->acc, a);
+}
+
+/*
  * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch,
  * in the rows of task at (t itself, or the walk computed next).
  */
@@ -354,6 +383,11 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 			pf[2 * j] = (const char *)at->k + o;
 			pf[2 * j + 1] = (const char *)at->v + o;
 		}
+	}
+	if (t->rd) {
+		read_block(t, kr, vr, nb, p, (size_t)(Dc ? Dc : t->D) *
+		    mk_dtype_size((enum mk_dtype)dt));
+		return;
 	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;

@@ -197,8 +197,44 @@ poison(float *p, size_t n)
 }
 
 /*
+ * What the rows probe must fold on problem p: the xor of every whole
+ * 32-bit word of the K and V rows of each (sequence, kv head, position)
+ * below the sequence's length and not masked, found by mk_mdec_elem.
+ */
+static uint32_t
+rows_fold(const struct mk_mdec *p)
+{
+	const size_t esz = mk_dtype_size(p->dtype);
+	const size_t nw = (size_t)p->D * esz / 4;
+	uint32_t x = 0, w;
+	int64_t b, pos;
+	size_t o, j;
+	int kh;
+
+	for (b = 0; b < p->B; b++)
+		for (kh = 0; kh < p->KH; kh++)
+			for (pos = 0; pos < mk_mdec_len(p, b); pos++) {
+				if (p->mask != NULL && p->mask[(size_t)(b *
+				    p->KH + kh) * (size_t)p->mrow +
+				    (size_t)pos] != 0)
+					continue;
+				o = mk_mdec_elem(p, b, kh, pos) * esz;
+				for (j = 0; j < nw; j++) {
+					memcpy(&w, (const char *)p->k + o +
+					    4 * j, 4);
+					x ^= w;
+					memcpy(&w, (const char *)p->v + o +
+					    4 * j, 4);
+					x ^= w;
+				}
+			}
+	return x;
+}
+
+/*
  * Every path and 1-3 threads on problem p against x's reference, and
- * against the generic path's gout if not NULL (a second opinion).
+ * against the generic path's gout if not NULL (a second opinion); the
+ * rows probe on every path reads exactly the rows the reference uses.
  */
 static void
 check_all(const struct prob *x, const struct mk_mdec *p,
@@ -206,6 +242,8 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 {
 	size_t bh = (size_t)p->B * (size_t)p->QH, nout = bh * (size_t)p->D, i;
 	float *lse = malloc(bh * 4), *out = malloc(nout * 4);
+	const uint32_t want = rows_fold(p);
+	uint32_t fold;
 	struct mk_err e;
 	char w[200];
 	int isa, threads;
@@ -222,6 +260,13 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
 			    lse, out, &e), 0);
 			CU_ASSERT(close_enough(x, lse, out, w));
+			fold = ~want;
+			CU_ASSERT_EQUAL(mk_mdec_read_rows(p, &tab[isa],
+			    threads, &fold, &e), 0);
+			if (fold != want)
+				fprintf(stderr, "  %s: rows probe folds "
+				    "%08x, want %08x\n", w, fold, want);
+			CU_ASSERT_EQUAL(fold, want);
 		}
 		for (i = 0; gout != NULL && i < nout; i++)
 			CU_ASSERT(fabsf(out[i] - gout[i]) <= 1e-5f *

@@ -17,7 +17,7 @@ mdecode --bench --bsz 1 --q-heads 8 --kv-heads 8 --max-length 300 \
 want=$(mdecode --isa-list | awk -v s="${MOEKIT_ISA:-}" '{ n++ } $0 == s { m = n } END { print (m ? m : n) + 1 }')
 [ "$(wc -l < all.csv)" = "$want" ] || die "one row per path: $(cat all.csv)"
 awk -F, 'NR > 1 && !($6 > 0 && $7 > 0 && $8 > 0 && $9 > 0 && $10 <= $9 &&
-    $9 <= $11) { print "bad row: " $0 }' all.csv
+    $9 <= $11 && $13 > 0 && $14 > 0) { print "bad row: " $0 }' all.csv
 # --bench-kernel: one row per path and density, nanoseconds that make sense
 mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 3 \
     --mask-density 0,0.5 -o kern.csv
