@@ -144,6 +144,9 @@ def case(B, QH, KH, D, V, M, dt, flat, density, out_f32, full_rows=False,
     args = ["--valid-length", str(V), "--threads", str(threads)]
     if flat:
         args += ["--kv-heads", str(KH)]
+    elif QH % M == 0:
+        # [B, KH, M, D] that [B, M, KH, D] fits too: mdecode asks which
+        args += ["--kv-layout", "bhmd"]
     if dt == "bf16":
         args += ["--dtype", "bf16"]
     if out_f32:
