@@ -159,6 +159,7 @@ unmasked64(const uint8_t *mask, size_t pos, size_t n)
 /* lane L of vreduce holds the sum of v[RIN(L)] */
 #define RIN(L)	(2 * ((L) % 4) + (L) / 4)
 #define ACCS	8
+#define SPREAD	0
 #define MK_MDEC_NAME(dt)	mk_mdec_##dt##_avx2
 
 #include "mdec/mdec_kernel.h"

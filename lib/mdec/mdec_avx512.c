@@ -136,6 +136,7 @@ unmasked64(const uint8_t *mask, size_t pos, size_t n)
 /* lane L of vreduce holds the sum of v[RIN(L)] */
 #define RIN(L)	(4 * ((L) % 4) + (L) / 4)
 #define ACCS	16
+#define SPREAD	1
 #define MK_MDEC_NAME(dt)	mk_mdec_##dt##_avx512
 
 #include "mdec/mdec_kernel.h"
