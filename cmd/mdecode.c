@@ -88,7 +88,8 @@ make_args(struct args *a)
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
 	    "online CPUs; bench: a list)");
 	a->bench = arg_lit0(NULL, "bench", "time every kernel path on the "
-	    "Triton kernel's shapes against the read bandwidth");
+	    "Triton kernel's shapes against the read bandwidth and against "
+	    "reading only the rows it uses");
 	a->plot = arg_file0(NULL, "plot", "FILE.svg", "--bench: a picture of "
 	    "each path's GB/s beside the read probe");
 	a->bkern = arg_lit0(NULL, "bench-kernel", "time every kernel path on "
