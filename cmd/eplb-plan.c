@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <argtable2.h>
 
 #include "moekit.h"
+#include "base/clock.h"
 #include "base/mem.h"
 #include "eplb/eplb.h"
 #include "eplb/eplb_plan.h"
@@ -293,18 +293,18 @@ make_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan,
 {
 	struct mk_phy2log pl = { 0 };
 	struct mk_err e;
-	struct timespec t0;
+	double t0;
 
 	configure(o, ld);
 	if (o->prev != NULL)
 		*prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mk_seconds();
 	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, *prev,
 	    o->width_max, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
-		    mk_ms_since(&t0));
+		    mk_ms_since(t0));
 	if (*prev != NULL && o->min_gain >= 0)
 		keep_prev(o, ld, *prev, plan);
 }
@@ -397,20 +397,20 @@ main(int argc, char *argv[])
 	struct mk_loads ld;
 	struct mk_err e;
 	struct opts o;
-	struct timespec t0;
+	double t0;
 	int64_t *prev = NULL;
 	char note[1024];
 	int fmt;
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mk_seconds();
 	if (mk_loads_read_all(o.files, o.nfiles, o.window, o.history,
 	    o.skip_zero, &ld, &fmt, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o.c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms\n", mk_progname(),
-		    mk_ms_since(&t0));
+		    mk_ms_since(t0));
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		fprintf(stderr, "%s: %s\n", mk_progname(), note);
 	if (o.eval)

@@ -11,6 +11,7 @@
 #include <argtable2.h>
 
 #include "moekit.h"
+#include "base/clock.h"
 #include "mdec/mdec.h"
 #include "mdec/mdec_bench.h"
 #include "cli/progress.h"
@@ -286,24 +287,24 @@ decode(const struct opts *o)
 	struct mk_mdec_io io;
 	struct mk_out *w;
 	struct mk_err e;
-	struct timespec t0;
+	double t0;
 	int64_t shape[4];
 	int i, order[2], nsel, threads;
 	double read_ms;
 
 	nsel = mk_opt_emit(o->c.emit, onames, 2, order, 2);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mk_seconds();
 	if (mk_mdec_load(&io, o->file, o->path, &o->in, &e) < 0)
 		mk_fail(NULL, &e);
-	read_ms = mk_ms_since(&t0);
+	read_ms = mk_ms_since(t0);
 	/* a thread reads about 10 GB/s of K and V */
 	threads = mk_threads_for((double)io.p.B * io.p.KH * (double)io.p.V *
 	    io.p.D * 4.0 / 1e7);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mk_seconds();
 	if (mk_mdec_compute(&io, threads, o->out_dtype, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
-		say(&io, threads, read_ms, mk_ms_since(&t0));
+		say(&io, threads, read_ms, mk_ms_since(t0));
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    MK_FMT_NPY);
 	shape[0] = io.p.B;

@@ -1,6 +1,7 @@
 /*
  * clock.h - seconds on the monotonic clock, for timings that steer the
- * work (a2a-layout's read trial) or report on it (the progress line).
+ * work (a2a-layout's read trial) or report on it (the progress line, -v
+ * timings, --bench).
  */
 #ifndef MK_CLOCK_H
 #define MK_CLOCK_H
@@ -14,6 +15,13 @@ mk_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Milliseconds since t0, a value of mk_seconds(). */
+static inline double
+mk_ms_since(double t0)
+{
+	return (mk_seconds() - t0) * 1e3;
 }
 
 #endif

@@ -406,16 +406,6 @@ keep_table(void **argtable, size_t n)
 	atexit(free_table);
 }
 
-double
-mk_ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	    (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /*
  * -o FILE without -f: the format its extension names (.csv .npy .npz, and
  * .json for eplb-plan's SGLang file), else the tool's default.

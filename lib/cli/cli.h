@@ -11,7 +11,6 @@
 #define MK_CLI_H
 
 #include <stdint.h>
-#include <time.h>
 
 #include <argtable2.h>
 
@@ -195,8 +194,6 @@ int	mk_opt_emit(const char *list, const char *const *names, int n,
 void	mk_fail(struct mk_src *s, const struct mk_err *e)
 	    __attribute__((noreturn));
 
-/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings. */
-double	mk_ms_since(const struct timespec *t0);
 
 /* The program's short name, for messages. */
 const char	*mk_progname(void);

@@ -105,6 +105,16 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
 }
 
 /*
+ * Bytes of a K or V row (Dc: the head size when known at compile time),
+ * a constant the compiler sees where Dc and dt are.
+ */
+INL size_t
+row_bytes(const struct mk_mdec_task *t, int dt, int Dc)
+{
+	return (size_t)(Dc ? Dc : t->D) * (dt == MK_F32 ? 4 : 2);
+}
+
+/*
  * The cache lines of the rb bytes at p, one prefetch per 64 bytes from p
  * (a row that does not start on a line leaves its last line to the
  * loads: a hint, cheap, over exact and slower).
@@ -145,8 +155,8 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * spread evenly over the whole block's arithmetic: issued in bursts, they
  * wait for the core's few miss buffers and hold the arithmetic behind
  * them (RESULTS.md: 0.54-0.69 of the read probe on one thread of the
- * Xeon with bursts, 0.80-0.92 spread).  Rows pf[0..n), rb bytes each, the next
- * line at row ri, byte lo.
+ * Xeon with bursts, 0.80-0.92 spread).  Rows pf[0..n), rb bytes each,
+ * the next line at row ri, byte lo.
  */
 struct pfq {
 	const char *const *pf;
@@ -305,13 +315,12 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
     int GB, const char *const *kr, const char *const *vr, int nb, int dt,
-    const char *const *pf, int Dc)
+    const char *const *pf, size_t rb, int Dc)
 {
 	const int GP = GB == 3 ? 4 : GB, PJ = W / GP, NV = BLK / PJ;
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
 	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
 	const int CB = ACCS / GP < 8 ? ACCS / GP : 8;
-	const size_t rb = (size_t)D * (dt == MK_F32 ? 4 : 2);
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s, m = vload(mv), l = vload(ls);
@@ -407,6 +416,7 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
     int dt, int paged, int Dc)
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
+	const size_t rb = row_bytes(t, dt, Dc);
 	size_t o;
 	int j, g0, GB;
 
@@ -426,17 +436,20 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		}
 	}
 	if (t->rd) {
-		read_block(t, kr, vr, nb, p, (size_t)(Dc ? Dc : t->D) *
-		    mk_dtype_size((enum mk_dtype)dt));
+		read_block(t, kr, vr, nb, p, rb);
 		return;
 	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
-		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, Dc); break;
-		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, Dc); break;
-		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, Dc); break;
-		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, Dc); break;
+		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, rb,
+		    Dc); break;
+		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, rb,
+		    Dc); break;
+		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, rb,
+		    Dc); break;
+		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, rb,
+		    Dc); break;
 		}
 	}
 }
@@ -554,14 +567,15 @@ walk_end(const struct mk_mdec_task *t, const struct walk *k)
 INL void
 pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 {
-	const size_t rb = (size_t)(Dc ? Dc : t->D) *
-	    mk_dtype_size((enum mk_dtype)dt);
+	const size_t rb = row_bytes(t, dt, Dc);
 	struct walk k[MK_MDEC_GROUP];
 	int cur, h, live;
 
-	for (h = 0; h < n; h++)
+	for (h = 0; h < n; h++) {
 		walk_start(&t[h], &k[h]);
-	prefetch_rows(&t[0], k[0].idx[0], k[0].nb[0], rb, paged);
+		if (h == 0)	/* the first walk's first block */
+			prefetch_rows(t, k[0].idx[0], k[0].nb[0], rb, paged);
+	}
 	for (cur = 0, live = 1; live; cur = !cur) {
 		for (h = 0; h < n; h++)
 			walk_scan(&k[h], cur);
