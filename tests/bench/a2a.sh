@@ -4,7 +4,11 @@
 #  - a trace of STEPS such steps from a file and from a pipe: seconds, GB/s
 #    of input bytes, peak RSS;
 #  - against the machine's memory read bandwidth (the read probe of
-#    mdecode --bench over 2 GiB) and the page-cache read rate (dd).
+#    mdecode --bench over 2 GiB) and the page-cache read rate (dd);
+#  - beside the floors of each case in the same run: a process that reads
+#    the file (mapped or by pread) or writes the outputs' bytes, a reader
+#    that does nothing with a pipe's bytes (iofloor.c, compiled here with
+#    cc), and a2a-layout --version.
 #
 #   bash tests/bench/a2a.sh [STEPS [DTYPE]]     (default 1000 int64)
 #
@@ -94,6 +98,20 @@ splice_sink() { $py "$tmp/splice.py" "$tmp/trace.npy" | $py "$tmp/sink.py"; }
 from_splice() { $py "$tmp/splice.py" "$tmp/trace.npy" | a2a "$@"; }
 # The floor of writing the outputs: copying their bytes to a new file.
 copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
+# The floors of reading the file and writing the outputs: threads that
+# map or pread the file, or write the outputs' bytes to a new file with
+# pwrite or through a mapping, and do nothing else (iofloor.c; its own
+# clock, no process start).
+cc -O2 -pthread -o "$tmp/iofloor" "$(dirname "$0")/iofloor.c"
+median_floor() {	# BYTES MODE ARGS -> the median GB/s of n runs, as ms
+	local i b=$1
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$tmp/iofloor" "$1" "$(nproc)" "${@:2}"
+	done | sort -g | awk -v b="$b" '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f\n", b / m / 1e6 }'
+}
 
 isa=generic
 for i in avx2 avx512; do
@@ -127,9 +145,13 @@ one_rep=$(median_ms a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tm
 row "one step, all outputs" "$one_all" $sbytes
 row "one step, --report" "$one_rep" $sbytes
 row "trace file, --report" "$(median_ms a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
+row "  file floor: mapped, $(nproc) threads loading every line" "$(median_floor $bytes map "$tmp/trace.npy" 128)" $bytes
+row "  file floor: pread by $(nproc) threads" "$(median_floor $bytes pread "$tmp/trace.npy" 128)" $bytes
 row "trace file, all outputs" "$(median_ms a2a -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 obytes=$(stat -c %s "$tmp/o.npy")
 row "  writing those outputs' bytes anew (cat o.npy > o2.npy)" "$(median_ms copy_out)" $obytes
+row "  the same by $(nproc) threads, pwrite" "$(median_floor $obytes write "$tmp/o.npy" "$tmp/o2.npy")" $obytes
+row "  the same by $(nproc) threads, into a mapping" "$(median_floor $obytes mapwrite "$tmp/o.npy" "$tmp/o2.npy")" $obytes
 row "trace pipe, --report" "$(median_ms from_pipe --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
 row "  pipe floor: cat into a reader that does nothing" "$(median_ms cat_sink)" $bytes
 row "trace pipe from a splicing producer, --report" "$(median_ms from_splice --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes

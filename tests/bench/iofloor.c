@@ -1,0 +1,207 @@
+/*
+ * iofloor.c - the floors of a2a-layout's file I/O, doing nothing with the
+ * bytes (tests/bench/a2a.sh compiles and runs it beside a2a-layout).
+ *
+ *   iofloor map|pread THREADS FILE [SKIP]     read FILE (page cache)
+ *   iofloor write|mapwrite THREADS SRC DST    copy SRC to a new file DST
+ *
+ * THREADS threads take 8 MiB pieces in turn.
+ * map: FILE is mapped and every 64-byte line of a piece past the first
+ * SKIP bytes is loaded (prefetched 2 KiB ahead, as a2a-layout's kernel
+ * does), then the piece's pages are given back (MADV_DONTNEED, as
+ * a2a-layout does in rounds).  pread: each piece is copied into the
+ * thread's own buffer.
+ * write: SRC (read whole first, not timed) is written to DST by pwrite,
+ * each piece at its offset; mapwrite: DST is sized and mapped, and each
+ * thread copies its pieces into the mapping.
+ * Prints the GB/s of the bytes read or written; the time includes opening,
+ * mapping and unmapping, not the process's start.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIECE	((size_t)8 << 20)
+
+enum { MAP, PREAD, WRITE, MAPWRITE };
+
+static int		 mode, fd;
+static size_t		 skip, size, npieces;
+static unsigned char	*base, *src;	/* FILE or DST's mapping; SRC */
+static size_t		 next;		/* the next piece, atomically */
+static uint64_t		 sink;
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Load one word of every line of [p, p + n): the line comes whole. */
+static uint64_t
+touch(const unsigned char *p, size_t n)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < n; i += 64) {
+		__builtin_prefetch(p + i + 2048);
+		x ^= *(const volatile uint64_t *)(p + i);
+	}
+	return x;
+}
+
+/* Give back the whole pages of [off, off + n) (a neighbour's are in use). */
+static void
+drop(size_t off, size_t n)
+{
+	size_t a = (off + 4095) / 4096 * 4096, b = (off + n) / 4096 * 4096;
+
+	if (b > a)
+		madvise(base + a, b - a, MADV_DONTNEED);
+}
+
+static void
+piece(unsigned char *buf, size_t off, size_t n, uint64_t *x)
+{
+	switch (mode) {
+	case MAP:
+		*x ^= touch(base + off, n);
+		drop(off, n);
+		break;
+	case PREAD:
+		if (pread(fd, buf, n, (off_t)off) != (ssize_t)n) {
+			perror("pread");
+			exit(1);
+		}
+		break;
+	case WRITE:
+		if (pwrite(fd, src + off, n, (off_t)off) != (ssize_t)n) {
+			perror("pwrite");
+			exit(1);
+		}
+		break;
+	default:
+		memcpy(base + off, src + off, n);
+	}
+}
+
+static void *
+worker(void *arg)
+{
+	unsigned char *buf = NULL;
+	uint64_t x = 0;
+	size_t k, off;
+
+	(void)arg;
+	if (mode == PREAD && (buf = malloc(PIECE)) == NULL)
+		return NULL;
+	while ((k = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < npieces) {
+		off = skip + k * PIECE;
+		piece(buf, off, size - off < PIECE ? size - off : PIECE, &x);
+	}
+	__atomic_fetch_xor(&sink, x, __ATOMIC_RELAXED);
+	free(buf);
+	return NULL;
+}
+
+/* SRC whole in memory, untimed. */
+static void
+read_src(const char *path)
+{
+	struct stat sb;
+	ssize_t k = 1;
+	size_t got = 0;
+	int s;
+
+	if ((s = open(path, O_RDONLY)) < 0 || fstat(s, &sb) < 0 ||
+	    (src = malloc((size_t)sb.st_size + 1)) == NULL) {
+		perror(path);
+		exit(1);
+	}
+	size = (size_t)sb.st_size;
+	while (got < size && (k = read(s, src + got, size - got)) > 0)
+		got += (size_t)k;
+	if (k <= 0) {
+		perror(path);
+		exit(1);
+	}
+	close(s);
+}
+
+/* Open (and map) the file the mode works on. */
+static void
+open_file(const char *path)
+{
+	struct stat sb;
+	int wr = mode == WRITE || mode == MAPWRITE;
+
+	if ((fd = wr ? open(path, O_RDWR | O_CREAT | O_TRUNC, 0644) :
+	    open(path, O_RDONLY)) < 0 || (!wr && fstat(fd, &sb) < 0)) {
+		perror(path);
+		exit(1);
+	}
+	if (!wr)
+		size = (size_t)sb.st_size;
+	if (mode == MAPWRITE && ftruncate(fd, (off_t)size) < 0) {
+		perror(path);
+		exit(1);
+	}
+	if ((mode == MAP || mode == MAPWRITE) && (base = mmap(NULL, size,
+	    mode == MAP ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	    0)) == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *modes[] = { "map", "pread", "write", "mapwrite" };
+	pthread_t th[256];
+	double t0, t;
+	int i, n;
+
+	for (mode = 0; argc > 1 && mode < 4 && strcmp(argv[1], modes[mode]);
+	    mode++)
+		continue;
+	if (argc < 4 || mode == 4 || (n = atoi(argv[2])) < 1 || n > 256 ||
+	    (mode >= WRITE && argc < 5)) {
+		fprintf(stderr, "usage: iofloor map|pread THREADS FILE [SKIP]\n"
+		    "       iofloor write|mapwrite THREADS SRC DST\n");
+		return 2;
+	}
+	if (mode >= WRITE)
+		read_src(argv[3]);
+	else if (argc > 4)
+		skip = strtoull(argv[4], NULL, 10);
+	t0 = now();
+	open_file(argv[mode >= WRITE ? 4 : 3]);
+	if (size <= skip) {
+		fprintf(stderr, "%s: nothing past byte %zu\n", argv[3], skip);
+		return 1;
+	}
+	npieces = (size - skip + PIECE - 1) / PIECE;
+	for (i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, worker, NULL);
+	for (i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	if (base != NULL)
+		munmap(base, size);
+	close(fd);
+	t = now() - t0;
+	printf("%.2f\n", (double)(size - skip) / t / 1e9);
+	return 0;
+}
