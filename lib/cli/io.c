@@ -12,6 +12,7 @@
 
 #include "tensor/csvio.h"
 #include "base/errmsg.h"
+#include "base/threads.h"
 #include "cli/io.h"
 #include "tensor/npy.h"
 
@@ -282,6 +283,62 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 		write_failed(o->name, errno ? errno : EIO);
 }
 
+/*
+ * NPY data of PAR_MIN bytes or more bound for a file of ours (a temporary
+ * file renamed at the commit, so a regular file) is written by several
+ * threads, each putting PIECE bytes at a time at their offset with pwrite:
+ * on the 16-core host 16 threads wrote a new file's 156 MB in 75 ms where
+ * one took 140 (tests/bench/iofloor.c), and a2a-layout's stepped outputs
+ * are that large.  On the 2-CPU virtual machine two threads were neither
+ * faster nor slower.  The threads are those of a pass of nb / 1e6 ms (a
+ * GB/s a thread).
+ */
+#define PIECE	((size_t)4 << 20)
+#define PAR_MIN	(2 * PIECE)
+
+/* All of data[0..n) at offset at of fd.  Returns 0, or errno. */
+static int
+pwrite_all(int fd, const unsigned char *data, size_t n, off_t at)
+{
+	ssize_t k;
+
+	for (; n > 0; data += k, n -= (size_t)k, at += k)
+		if ((k = pwrite(fd, data, n, at)) < 0 && errno != EINTR)
+			return errno;
+		else if (k < 0)
+			k = 0;
+		else if (k == 0)
+			return EIO;
+	return 0;
+}
+
+/* data[0..nb) at the stream's position, in pieces.  Returns 0, or errno. */
+static int
+write_pieces(FILE *fp, const unsigned char *data, size_t nb)
+{
+	const long n = (long)((nb + PIECE - 1) / PIECE);
+	const int fd = fileno(fp);
+	int bad = 0;
+	off_t at;
+	long i;
+
+	if (fflush(fp) != 0 || (at = ftello(fp)) < 0)
+		return errno ? errno : EIO;
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(mk_threads_for((double)nb / 1e6))
+	for (i = 0; i < n; i++) {
+		size_t off = (size_t)i * PIECE;
+		int r = pwrite_all(fd, data + off, nb - off < PIECE ? nb - off :
+		    PIECE, at + (off_t)off);
+
+		if (r != 0)
+			__atomic_store_n(&bad, r, __ATOMIC_RELAXED);
+	}
+	if (bad != 0)
+		return bad;
+	return fseeko(fp, at + (off_t)nb, SEEK_SET) == 0 ? 0 : errno;
+}
+
 void
 mk_out_data(struct mk_out *o, const void *data, size_t nelem)
 {
@@ -298,6 +355,8 @@ mk_out_data(struct mk_out *o, const void *data, size_t nelem)
 		    &pos, &e);
 	else if (o->fmt == MK_FMT_NPZ)
 		r = mk_npzw_data(&o->npz, o->fp, data, nb, &e);
+	else if (nb >= PAR_MIN && o->tmp != NULL)
+		r = (errno = write_pieces(o->fp, data, nb)) == 0 ? 0 : -1;
 	else
 		r = nb == 0 || fwrite(data, 1, nb, o->fp) == nb ? 0 : -1;
 	if (r < 0 || ferror(o->fp))
