@@ -401,10 +401,13 @@ run(struct opts *o)
 	nsel = select_outputs(o, out, nout, order);
 	sh = mk_a2a_job_shape(j);
 	for (i = 0; sh.stepped && i < nsel; i++)
-		if (!out[order[i]].per_token)
+		if (!out[order[i]].per_token) {
 			st[order[i]] = mk_stack_new(out[order[i]].name,
 			    out[order[i]].dtype, out[order[i]].ndim,
 			    out[order[i]].shape);
+			if (sh.in_hand)	/* never on a header's word */
+				mk_stack_reserve(st[order[i]], sh.S);
+		}
 	mk_progress_start(&pg, "steps", sh.S, o->c.quiet);
 	while ((r = mk_a2a_job_next(j, &v, &e)) > 0) {
 		mk_progress_set(&pg, v.step + 1, (double)(v.step + 1) *

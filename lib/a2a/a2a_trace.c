@@ -154,6 +154,7 @@ whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 	if (sh->R < 1 || sh->R > MK_A2A_MAX_RANKS)
 		return mk_err_data(e, "%s: %d ranks (at most %d)", name, sh->R,
 		    MK_A2A_MAX_RANKS);
+	sh->in_hand = 1;
 	return 0;
 }
 
@@ -204,6 +205,7 @@ open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
 	if ((tr->slab = mk_slab_open(tr->s, h, e)) == NULL)
 		return -1;
 	tr->mapped = mk_slab_map(tr->slab);
+	sh->in_hand = tr->mapped != NULL;
 	return 0;
 }
 

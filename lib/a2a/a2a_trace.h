@@ -36,6 +36,9 @@ struct mk_a2a_trace_shape {
 	int	 elem;		/* 4 or 8 bytes per id */
 	int64_t	 T;		/* tokens per rank (dense forms) */
 	int64_t	 max_T;		/* the largest T_r */
+	int	 in_hand;	/* every step's bytes are there (a file, or an
+				 * input read whole): S is more than a
+				 * header's word, memory may be sized by it */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/errmsg.h"
+#include "base/threads.h"
 #include "cli/stack.h"
 
 struct mk_stack {
@@ -123,6 +124,33 @@ mem_room(struct mk_stack *st, size_t n)
 	st->mem = p;
 	st->mem_cap = cap;
 	return 1;
+}
+
+/* Pages touched a piece at a time, 2 MiB (a huge page) each. */
+#define TOUCH_PIECE	((size_t)2 << 20)
+
+void
+mk_stack_reserve(struct mk_stack *st, int64_t n)
+{
+	size_t b = st->nelem * mk_dtype_size(st->dtype), cap;
+	long i, np;
+
+	if (st->mem != NULL || n <= 0 || b == 0 || (size_t)n > mem_budget() / b)
+		return;
+	cap = b * (size_t)n;
+	if (!mem_room(st, cap))
+		return;
+	/* a GB/s a thread: the first touch zeroes the page */
+	np = (long)((cap + TOUCH_PIECE - 1) / TOUCH_PIECE);
+#pragma omp parallel for schedule(dynamic, 1) \
+    num_threads(mk_threads_for((double)cap / 1e6))
+	for (i = 0; i < np; i++) {
+		size_t at, end = (size_t)(i + 1) * TOUCH_PIECE;
+
+		for (at = (size_t)i * TOUCH_PIECE; at < end && at < cap;
+		    at += 4096)
+			st->mem[at] = 0;
+	}
 }
 
 void

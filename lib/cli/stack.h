@@ -20,6 +20,15 @@ struct mk_stack;
 struct mk_stack	*mk_stack_new(const char *name, enum mk_dtype dtype,
 		    int ndim, const int64_t *shape);
 
+/*
+ * Room for n slices in memory, its pages touched now by several threads
+ * (base/threads.h), when they fit in what memory is left of the budget;
+ * else nothing.  For a stack whose length is known (the steps of a
+ * trace): grown a slice at a time, the first touch of every page (the
+ * kernel zeroing it) fell to the one thread that pushes.
+ */
+void	mk_stack_reserve(struct mk_stack *st, int64_t n);
+
 /* Append one slice (its whole shape of elements). */
 void	mk_stack_push(struct mk_stack *st, const void *slice);
 
