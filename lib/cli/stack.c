@@ -98,6 +98,17 @@ spill_open(void)
 	return fp;
 }
 
+/* Mapping p of cap bytes (or MAP_FAILED) in huge pages where it can be. */
+static void *
+huge(void *p, size_t cap)
+{
+#ifdef MADV_HUGEPAGE
+	if (p != MAP_FAILED)
+		(void)madvise(p, cap, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 /* Room for n more bytes in memory, or 0 when the budget is spent. */
 static int
 mem_room(struct mk_stack *st, size_t n)
@@ -112,14 +123,11 @@ mem_room(struct mk_stack *st, size_t n)
 		cap *= 2;
 	if (st->spill != NULL || mem_used - st->mem_cap + cap > mem_budget())
 		return 0;
-	p = st->mem == NULL ? mmap(NULL, cap, PROT_READ | PROT_WRITE,
+	p = huge(st->mem == NULL ? mmap(NULL, cap, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : mremap(st->mem, st->mem_cap,
-	    cap, MREMAP_MAYMOVE);
+	    cap, MREMAP_MAYMOVE), cap);
 	if (p == MAP_FAILED)
 		return 0;
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, cap, MADV_HUGEPAGE);
-#endif
 	mem_used += cap - st->mem_cap;
 	st->mem = p;
 	st->mem_cap = cap;
@@ -134,12 +142,19 @@ mk_stack_reserve(struct mk_stack *st, int64_t n)
 {
 	size_t b = st->nelem * mk_dtype_size(st->dtype), cap;
 	long i, np;
+	void *p;
 
 	if (st->mem != NULL || n <= 0 || b == 0 || (size_t)n > mem_budget() / b)
 		return;
 	cap = b * (size_t)n;
-	if (!mem_room(st, cap))
+	/* exactly: growing by doubling would round it up */
+	if (mem_used + cap > mem_budget() || (p = huge(mmap(NULL, cap,
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), cap))
+	    == MAP_FAILED)
 		return;
+	st->mem = p;
+	mem_used += cap;
+	st->mem_cap = cap;
 	/* a GB/s a thread: the first touch zeroes the page */
 	np = (long)((cap + TOUCH_PIECE - 1) / TOUCH_PIECE);
 #pragma omp parallel for schedule(dynamic, 1) \
