@@ -183,6 +183,13 @@ mk_a2a_job_open(const struct mk_a2a_job_opts *o, struct mk_src *s,
 	return j;
 }
 
+void
+mk_a2a_job_spare_cpu(struct mk_a2a_job *j)
+{
+	if (j->c.threads > 1 && j->c.threads >= mk_online_cpus())
+		j->c.threads--;
+}
+
 const struct mk_a2a_cfg *
 mk_a2a_job_cfg(const struct mk_a2a_job *j)
 {

@@ -296,10 +296,10 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 #define PIECE	((size_t)4 << 20)
 #define PAR_MIN	(2 * PIECE)
 
-/* All of data[0..n) at offset at of fd.  Returns 0, or errno. */
-static int
-pwrite_all(int fd, const unsigned char *data, size_t n, off_t at)
+int
+mk_out_pwrite(int fd, const void *p, size_t n, off_t at)
 {
+	const unsigned char *data = p;
 	ssize_t k;
 
 	for (; n > 0; data += k, n -= (size_t)k, at += k)
@@ -312,31 +312,68 @@ pwrite_all(int fd, const unsigned char *data, size_t n, off_t at)
 	return 0;
 }
 
+/*
+ * The stream moved past the next nb bytes, left for pwrite at *at of *fd.
+ * Returns 0, or errno.
+ */
+static int
+skip_region(FILE *fp, size_t nb, int *fd, off_t *at)
+{
+	if (fflush(fp) != 0 || (*at = ftello(fp)) < 0 ||
+	    fseeko(fp, *at + (off_t)nb, SEEK_SET) != 0)
+		return errno ? errno : EIO;
+	*fd = fileno(fp);
+	return 0;
+}
+
 /* data[0..nb) at the stream's position, in pieces.  Returns 0, or errno. */
 static int
 write_pieces(FILE *fp, const unsigned char *data, size_t nb)
 {
 	const long n = (long)((nb + PIECE - 1) / PIECE);
-	const int fd = fileno(fp);
-	int bad = 0;
+	int fd, bad;
 	off_t at;
 	long i;
 
-	if (fflush(fp) != 0 || (at = ftello(fp)) < 0)
-		return errno ? errno : EIO;
+	if ((bad = skip_region(fp, nb, &fd, &at)) != 0)
+		return bad;
 #pragma omp parallel for schedule(dynamic, 1) \
     num_threads(mk_threads_for((double)nb / 1e6))
 	for (i = 0; i < n; i++) {
 		size_t off = (size_t)i * PIECE;
-		int r = pwrite_all(fd, data + off, nb - off < PIECE ? nb - off :
-		    PIECE, at + (off_t)off);
+		int r = mk_out_pwrite(fd, data + off, nb - off < PIECE ? nb -
+		    off : PIECE, at + (off_t)off);
 
 		if (r != 0)
 			__atomic_store_n(&bad, r, __ATOMIC_RELAXED);
 	}
-	if (bad != 0)
-		return bad;
-	return fseeko(fp, at + (off_t)nb, SEEK_SET) == 0 ? 0 : errno;
+	return bad;
+}
+
+int
+mk_out_claimable(const struct mk_out *o)
+{
+	return o->fmt == MK_FMT_NPY && o->tmp != NULL;
+}
+
+void
+mk_out_claim(struct mk_out *o, size_t nelem, int *fd, off_t *at)
+{
+	int r;
+
+	if (!mk_out_claimable(o) || o->done + nelem > o->want)
+		errx(MK_EXIT_DATA, "internal error: %zu elements claimed of a "
+		    "tensor of %zu, in %s", o->done + nelem, o->want, o->name);
+	if ((r = skip_region(o->fp, nelem * mk_dtype_size(o->dtype), fd,
+	    at)) != 0)
+		write_failed(o->name, r);
+	o->done += nelem;
+}
+
+void
+mk_out_failed(const struct mk_out *o, int errnum)
+{
+	write_failed(o->name, errnum);
 }
 
 void

@@ -18,6 +18,7 @@
 #define MK_IO_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "tensor/npzw.h"
 #include "tensor/stream.h"
@@ -70,6 +71,31 @@ void	mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 	    int ndim, const int64_t *shape);
 void	mk_out_data(struct mk_out *o, const void *data, size_t nelem);
 void	mk_out_end(struct mk_out *o);
+
+/*
+ * Whether the data of o's tensors can be claimed (mk_out_claim): an NPY
+ * output to a file of ours (a regular file, renamed at the commit).
+ */
+int	mk_out_claimable(const struct mk_out *o);
+
+/*
+ * The next nelem elements of the tensor being streamed, left to the caller
+ * to write with mk_out_pwrite into fd at offset *at and on (from any
+ * thread, before mk_out_close): counted as written, the stream moved past
+ * them.  Only where mk_out_claimable; exits with status 1 on an error.
+ */
+void	mk_out_claim(struct mk_out *o, size_t nelem, int *fd, off_t *at);
+
+/* Write all of p[0..n) at offset at of fd.  Returns 0, or errno. */
+int	mk_out_pwrite(int fd, const void *p, size_t n, off_t at);
+
+/*
+ * A write into o that failed with errno errnum (claimed data): as any
+ * write error, exit with status 1 and a message, removing every
+ * temporary file.
+ */
+void	mk_out_failed(const struct mk_out *o, int errnum)
+	    __attribute__((noreturn));
 
 /*
  * Flush and close o; once every output of the run is closed, commit them

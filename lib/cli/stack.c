@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <err.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct mk_stack {
 	FILE		*spill;		/* opened when memory is spent */
 	unsigned char	*mem;		/* the first slices, in memory */
 	size_t		 mem_len, mem_cap;	/* bytes held, mapped */
+	int		 reserved;	/* mem sized once: it never moves */
 };
 
 /*
@@ -118,6 +120,8 @@ mem_room(struct mk_stack *st, size_t n)
 
 	if (st->mem_len + n <= st->mem_cap)
 		return 1;
+	if (st->reserved)	/* a drain's thread may be reading it */
+		return 0;
 	cap = st->mem_cap ? st->mem_cap * 2 : (size_t)64 << 10;
 	while (cap < st->mem_len + n)
 		cap *= 2;
@@ -137,7 +141,7 @@ mem_room(struct mk_stack *st, size_t n)
 /* Pages touched a piece at a time, 2 MiB (a huge page) each. */
 #define TOUCH_PIECE	((size_t)2 << 20)
 
-void
+int
 mk_stack_reserve(struct mk_stack *st, int64_t n)
 {
 	size_t b = st->nelem * mk_dtype_size(st->dtype), cap;
@@ -145,16 +149,17 @@ mk_stack_reserve(struct mk_stack *st, int64_t n)
 	void *p;
 
 	if (st->mem != NULL || n <= 0 || b == 0 || (size_t)n > mem_budget() / b)
-		return;
+		return 0;
 	cap = b * (size_t)n;
 	/* exactly: growing by doubling would round it up */
 	if (mem_used + cap > mem_budget() || (p = huge(mmap(NULL, cap,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), cap))
 	    == MAP_FAILED)
-		return;
+		return 0;
 	st->mem = p;
 	mem_used += cap;
 	st->mem_cap = cap;
+	st->reserved = 1;
 	/* a GB/s a thread: the first touch zeroes the page */
 	np = (long)((cap + TOUCH_PIECE - 1) / TOUCH_PIECE);
 #pragma omp parallel for schedule(dynamic, 1) \
@@ -166,6 +171,7 @@ mk_stack_reserve(struct mk_stack *st, int64_t n)
 		    at += 4096)
 			st->mem[at] = 0;
 	}
+	return 1;
 }
 
 void
@@ -183,6 +189,180 @@ mk_stack_push(struct mk_stack *st, const void *slice)
 		st->spill = spill_open();
 	if (fwrite(slice, 1, n, st->spill) != n)
 		err(MK_EXIT_DATA, "temporary file");
+}
+
+/*
+ * The drain's thread writes when this many bytes of slices wait (or at
+ * the end): few large writes, each well behind the pushes.
+ */
+#define DRAIN_BYTES	((size_t)4 << 20)
+
+struct mk_stack_drain {
+	struct mk_out	 *w;
+	struct mk_stack	**st;
+	int		  n;
+	int		  fd;
+	off_t		 *at;		/* [n] where each stack's data goes */
+	int64_t		  total;	/* slices each will hold */
+	int64_t		  chunk;	/* slices a write, at least */
+	int64_t		  pushed;	/* slices pushed to every stack */
+	int		  ended;	/* no more */
+	int		  err;		/* the thread's write error (errno) */
+	pthread_mutex_t	  mu;
+	pthread_cond_t	  cv;
+	pthread_t	  th;
+};
+
+/* Slices [from, upto) of every stack to their places.  0, or errno. */
+static int
+drain_write(const struct mk_stack_drain *d, int64_t from, int64_t upto)
+{
+	size_t b;
+	int i, r;
+
+	for (i = 0; i < d->n; i++) {
+		b = d->st[i]->nelem * mk_dtype_size(d->st[i]->dtype);
+		if ((r = mk_out_pwrite(d->fd, d->st[i]->mem + (size_t)from * b,
+		    (size_t)(upto - from) * b, d->at[i] + (off_t)((size_t)from *
+		    b))) != 0)
+			return r;
+	}
+	return 0;
+}
+
+static void *
+drain(void *arg)
+{
+	struct mk_stack_drain *d = arg;
+	int64_t from = 0, upto;
+	int ended;
+
+	do {
+		pthread_mutex_lock(&d->mu);
+		while (!d->ended && d->pushed - from < d->chunk)
+			pthread_cond_wait(&d->cv, &d->mu);
+		upto = d->pushed;
+		ended = d->ended;
+		pthread_mutex_unlock(&d->mu);
+		if (upto > from && d->err == 0)
+			d->err = drain_write(d, from, upto);
+		from = upto;
+	} while (!ended);
+	return NULL;
+}
+
+int
+mk_stack_drain_wanted(void)
+{
+	const char *v = getenv("MOEKIT_STACK_DRAIN");
+
+	if (v == NULL || *v == '\0')
+		return -1;
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		errx(MK_EXIT_USAGE, "MOEKIT_STACK_DRAIN=%s: 0 or 1", v);
+	return *v == '1';
+}
+
+/* Whether the stacks can be drained: reserved alike, w claimable. */
+static int
+drainable(struct mk_stack **st, int n, const struct mk_out *w)
+{
+	int i;
+
+	if (n < 1 || !mk_out_claimable(w))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!st[i]->reserved || st[i]->count != 0 || st[i]->mem_cap /
+		    (st[i]->nelem * mk_dtype_size(st[i]->dtype)) !=
+		    st[0]->mem_cap / (st[0]->nelem * mk_dtype_size(
+		    st[0]->dtype)))
+			return 0;
+	return 1;
+}
+
+struct mk_stack_drain *
+mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
+{
+	struct mk_stack_drain *d;
+	size_t step = 0;
+	int64_t shape[4];
+	int i, j;
+
+	if (!drainable(st, n, w) || (d = calloc(1, sizeof(*d))) == NULL)
+		return NULL;
+	if ((d->at = calloc((size_t)n, sizeof(*d->at))) == NULL ||
+	    (d->st = calloc((size_t)n, sizeof(*d->st))) == NULL ||
+	    pthread_mutex_init(&d->mu, NULL) != 0) {
+		free(d->at);
+		free(d->st);
+		free(d);
+		return NULL;
+	}
+	memcpy(d->st, st, (size_t)n * sizeof(*st));
+	d->w = w;
+	d->n = n;
+	d->total = (int64_t)(st[0]->mem_cap / (st[0]->nelem *
+	    mk_dtype_size(st[0]->dtype)));
+	for (i = 0; i < n; i++)
+		step += st[i]->nelem * mk_dtype_size(st[i]->dtype);
+	d->chunk = (int64_t)(DRAIN_BYTES / step) + 1;
+	if (pthread_cond_init(&d->cv, NULL) != 0 ||
+	    pthread_create(&d->th, NULL, drain, d) != 0) {
+		pthread_mutex_destroy(&d->mu);
+		free(d->at);
+		free(d->st);
+		free(d);
+		return NULL;
+	}
+	/* the headers now; the data has its place, holes until written */
+	for (i = 0; i < n; i++) {
+		shape[0] = d->total;
+		for (j = 0; j < st[i]->ndim; j++)
+			shape[j + 1] = st[i]->shape[j];
+		mk_out_begin(w, st[i]->name, st[i]->dtype, st[i]->ndim + 1,
+		    shape);
+		mk_out_claim(w, st[i]->nelem * (size_t)d->total, &d->fd,
+		    &d->at[i]);
+		mk_out_end(w);
+	}
+	return d;
+}
+
+void
+mk_stack_drain_step(struct mk_stack_drain *d)
+{
+	pthread_mutex_lock(&d->mu);
+	if (++d->pushed % d->chunk == 0)
+		pthread_cond_signal(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+}
+
+void
+mk_stack_drain_end(struct mk_stack_drain *d)
+{
+	int i;
+
+	pthread_mutex_lock(&d->mu);
+	d->ended = 1;
+	pthread_cond_signal(&d->cv);
+	pthread_mutex_unlock(&d->mu);
+	pthread_join(d->th, NULL);
+	if (d->err != 0)
+		mk_out_failed(d->w, d->err);
+	for (i = 0; i < d->n; i++) {
+		if (d->st[i]->count != d->total)
+			errx(MK_EXIT_DATA, "internal error: %lld of %lld slices "
+			    "of %s", (long long)d->st[i]->count,
+			    (long long)d->total, d->st[i]->name);
+		munmap(d->st[i]->mem, d->st[i]->mem_cap);
+		mem_used -= d->st[i]->mem_cap;
+		free(d->st[i]);
+	}
+	pthread_cond_destroy(&d->cv);
+	pthread_mutex_destroy(&d->mu);
+	free(d->at);
+	free(d->st);
+	free(d);
 }
 
 void

@@ -23,14 +23,43 @@ struct mk_stack	*mk_stack_new(const char *name, enum mk_dtype dtype,
 /*
  * Room for n slices in memory, its pages touched now by several threads
  * (base/threads.h), when they fit in what memory is left of the budget;
- * else nothing.  For a stack whose length is known (the steps of a
+ * else nothing.  Returns whether it reserved.  For a stack whose length is known (the steps of a
  * trace): grown a slice at a time, the first touch of every page (the
  * kernel zeroing it) fell to the one thread that pushes.
  */
-void	mk_stack_reserve(struct mk_stack *st, int64_t n);
+int	mk_stack_reserve(struct mk_stack *st, int64_t n);
 
 /* Append one slice (its whole shape of elements). */
 void	mk_stack_push(struct mk_stack *st, const void *slice);
+
+/*
+ * Stacks drained while they fill: the n stacks st[] (each reserved for
+ * the same number of slices, w claimable: mk_out_claimable) are written
+ * to w in order now, as tensors [slices, shape...] whose data a thread
+ * then writes slice by slice as they are pushed (mk_stack_drain_step
+ * after each slice of every stack), so that writing the outputs overlaps
+ * the work that makes them instead of following it.  Returns NULL, with
+ * nothing written, when that cannot be (push and write them as usual).
+ */
+struct mk_stack_drain;
+
+/*
+ * Whether to drain stacks: MOEKIT_STACK_DRAIN=1 whenever they allow it (1),
+ * 0 never (0); unset, the caller decides (-1).  Another value is a usage
+ * error.
+ */
+int	mk_stack_drain_wanted(void);
+struct mk_stack_drain	*mk_stack_drain_start(struct mk_stack **st, int n,
+			    struct mk_out *w);
+
+/* Every stack has one more slice. */
+void	mk_stack_drain_step(struct mk_stack_drain *d);
+
+/*
+ * Write what is left, wait for the thread and free the stacks and d.
+ * Exits with status 1 on a write error or if a stack is short.
+ */
+void	mk_stack_drain_end(struct mk_stack_drain *d);
 
 /* Write the stack as one tensor [slices, shape...] to w, and free it. */
 void	mk_stack_write(struct mk_stack *st, struct mk_out *w);

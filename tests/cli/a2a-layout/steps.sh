@@ -50,3 +50,23 @@ cmp mem1000.csv mem.csv
 tensor-cat -f npy mem.npz | cmp - file.npy
 fails 2 env MOEKIT_STACK_MEM=lots a2a-layout -E 8 "$m"
 fails 2 env MOEKIT_STACK_MEM=-1 a2a-layout -E 8 "$m"
+# outputs drained while the steps are laid out (written to -o FILE by a
+# thread of their own; by default on hosts of 8 CPUs or more): the same
+# file, read in place (batches of 16) or by pread, with the report beside
+# it; where they cannot be (a budget too small to hold them, .npz, a
+# device, stdout) they are written at the end as before
+for r in map pread; do
+	MOEKIT_A2A_READ=$r MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o d$r.npy "$m"
+	cmp d$r.npy file.npy
+done
+MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 --hidden 4096 --report -o drep.npy "$m" > drep.csv
+MOEKIT_STACK_DRAIN=0 a2a-layout -E 8 --hidden 4096 --report -o rep.npy "$m" > rep.csv
+cmp drep.npy rep.npy
+cmp drep.csv rep.csv
+MOEKIT_STACK_DRAIN=1 MOEKIT_STACK_MEM=1000 a2a-layout -E 8 -o dmem.npy "$m"
+cmp dmem.npy file.npy
+MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o d.npz "$m"
+cmp d.npz mem.npz
+MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o /dev/null "$m"
+MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 "$m" | cmp - file.npy
+fails 2 env MOEKIT_STACK_DRAIN=yes a2a-layout -E 8 "$m"
