@@ -424,8 +424,9 @@ start_drain(const struct opts *o, struct mk_a2a_job *j, int infmt,
 	struct mk_stack_drain *d;
 	int i;
 
-	if (reserved < nsel || nsel == 0 || !drain_wanted(out, order, nsel,
-	    &sh))
+	/* the environment checked first: a wrong value is an error anyway */
+	if (!drain_wanted(out, order, nsel, &sh) || reserved < nsel ||
+	    nsel == 0)
 		return NULL;
 	for (i = 0; i < nsel; i++)
 		ds[i] = st[order[i]];

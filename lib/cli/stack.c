@@ -2,8 +2,8 @@
 #include <sys/mman.h>
 
 #include <err.h>
-#include <pthread.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,6 +306,10 @@ mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
 	for (i = 0; i < n; i++)
 		step += st[i]->nelem * mk_dtype_size(st[i]->dtype);
 	d->chunk = (int64_t)(DRAIN_BYTES / step) + 1;
+	/*
+	 * The thread first, so that a failure leaves nothing written; it
+	 * reads fd and at[] only after a slice is pushed, through the mutex.
+	 */
 	if (pthread_cond_init(&d->cv, NULL) != 0 ||
 	    pthread_create(&d->th, NULL, drain, d) != 0) {
 		pthread_mutex_destroy(&d->mu);
