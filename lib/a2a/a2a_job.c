@@ -37,7 +37,7 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 	const struct mk_a2a_job_opts *o = &j->o;
 	struct mk_a2a_cfg *c = &j->c;
 	struct mk_a2a_dcfg d, cb;
-	int r;
+	int r = 0;	/* 1: no default config for R */
 
 	if (mk_a2a_config(c, e) < 0)
 		return -1;
@@ -45,7 +45,7 @@ check(struct mk_a2a_job *j, struct mk_err *e)
 	if (c->style == MK_A2A_DEEPEP && !c->ll_only &&
 	    (r = mk_a2a_configs(o->sizing, c->R, &d, &cb, e)) < 0)
 		return -1;
-	if (c->style == MK_A2A_DEEPEP && !c->ll_only && r > 0 && o->report)
+	if (r > 0 && o->report)
 		return mk_err_usage(e, "%d ranks: DeepEP has no default config; "
 		    "give --config", c->R);
 	if (o->max_tokens > 0 && c->style == MK_A2A_DEEPEP && c->K > 11)
