@@ -71,6 +71,9 @@ struct mk_a2a_job	*mk_a2a_job_open(const struct mk_a2a_job_opts *o,
 			    struct mk_src *s, struct mk_err *e);
 
 /* The group's configuration (R, K, E resolved) and the trace's shape. */
+const struct mk_a2a_cfg	*mk_a2a_job_cfg(const struct mk_a2a_job *j);
+struct mk_a2a_trace_shape mk_a2a_job_shape(const struct mk_a2a_job *j);
+
 /*
  * Leave a CPU to another thread of the caller (one that writes outputs
  * while steps are laid out): the team that lays out steps takes one
@@ -79,9 +82,6 @@ struct mk_a2a_job	*mk_a2a_job_open(const struct mk_a2a_job_opts *o,
  * slowest thread waited for preempted ones).
  */
 void	mk_a2a_job_spare_cpu(struct mk_a2a_job *j);
-
-const struct mk_a2a_cfg	*mk_a2a_job_cfg(const struct mk_a2a_job *j);
-struct mk_a2a_trace_shape mk_a2a_job_shape(const struct mk_a2a_job *j);
 
 /*
  * The next step into v.  Returns 1, 0 after the last step, or -1 with e

@@ -312,31 +312,14 @@ mk_out_pwrite(int fd, const void *p, size_t n, off_t at)
 	return 0;
 }
 
-/*
- * The stream moved past the next nb bytes, left for pwrite at *at of *fd.
- * Returns 0, or errno.
- */
+/* data[0..nb) at offset at of fd, in pieces.  Returns 0, or errno. */
 static int
-skip_region(FILE *fp, size_t nb, int *fd, off_t *at)
-{
-	if (fflush(fp) != 0 || (*at = ftello(fp)) < 0 ||
-	    fseeko(fp, *at + (off_t)nb, SEEK_SET) != 0)
-		return errno ? errno : EIO;
-	*fd = fileno(fp);
-	return 0;
-}
-
-/* data[0..nb) at the stream's position, in pieces.  Returns 0, or errno. */
-static int
-write_pieces(FILE *fp, const unsigned char *data, size_t nb)
+write_pieces(int fd, off_t at, const unsigned char *data, size_t nb)
 {
 	const long n = (long)((nb + PIECE - 1) / PIECE);
-	int fd, bad;
-	off_t at;
+	int bad = 0;
 	long i;
 
-	if ((bad = skip_region(fp, nb, &fd, &at)) != 0)
-		return bad;
 #pragma omp parallel for schedule(dynamic, 1) \
     num_threads(mk_threads_for((double)nb / 1e6))
 	for (i = 0; i < n; i++) {
@@ -359,14 +342,16 @@ mk_out_claimable(const struct mk_out *o)
 void
 mk_out_claim(struct mk_out *o, size_t nelem, int *fd, off_t *at)
 {
-	int r;
-
 	if (!mk_out_claimable(o) || o->done + nelem > o->want)
 		errx(MK_EXIT_DATA, "internal error: %zu elements claimed of a "
 		    "tensor of %zu, in %s", o->done + nelem, o->want, o->name);
-	if ((r = skip_region(o->fp, nelem * mk_dtype_size(o->dtype), fd,
-	    at)) != 0)
-		write_failed(o->name, r);
+	/* the stream moved past them: holes until written */
+	errno = 0;
+	if (fflush(o->fp) != 0 || (*at = ftello(o->fp)) < 0 ||
+	    fseeko(o->fp, *at + (off_t)(nelem * mk_dtype_size(o->dtype)),
+	    SEEK_SET) != 0)
+		write_failed(o->name, errno ? errno : EIO);
+	*fd = fileno(o->fp);
 	o->done += nelem;
 }
 
@@ -381,19 +366,24 @@ mk_out_data(struct mk_out *o, const void *data, size_t nelem)
 {
 	struct mk_err e;
 	size_t pos = o->done, nb = nelem * mk_dtype_size(o->dtype);
-	int r;
+	off_t at;
+	int r, fd;
 
 	if (o->done + nelem > o->want)
 		errx(MK_EXIT_DATA, "internal error: %zu elements written to a "
 		    "tensor of %zu", o->done + nelem, o->want);
+	if (nb >= PAR_MIN && mk_out_claimable(o)) {
+		mk_out_claim(o, nelem, &fd, &at);
+		if ((r = write_pieces(fd, at, data, nb)) != 0)
+			write_failed(o->name, r);
+		return;
+	}
 	errno = 0;
 	if (o->fmt == MK_FMT_CSV)
 		r = mk_csv_write_values(o->fp, o->dtype, data, nelem, o->cols,
 		    &pos, &e);
 	else if (o->fmt == MK_FMT_NPZ)
 		r = mk_npzw_data(&o->npz, o->fp, data, nb, &e);
-	else if (nb >= PAR_MIN && o->tmp != NULL)
-		r = (errno = write_pieces(o->fp, data, nb)) == 0 ? 0 : -1;
 	else
 		r = nb == 0 || fwrite(data, 1, nb, o->fp) == nb ? 0 : -1;
 	if (r < 0 || ferror(o->fp))

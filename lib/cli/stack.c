@@ -26,6 +26,13 @@ struct mk_stack {
 	int		 reserved;	/* mem sized once: it never moves */
 };
 
+/* Bytes of one slice. */
+static size_t
+slice_bytes(const struct mk_stack *st)
+{
+	return st->nelem * mk_dtype_size(st->dtype);
+}
+
 /*
  * Slices are held in memory up to this many bytes over all stacks, then
  * spilled to a file: the outputs of a few hundred steps go out in one
@@ -144,7 +151,7 @@ mem_room(struct mk_stack *st, size_t n)
 int
 mk_stack_reserve(struct mk_stack *st, int64_t n)
 {
-	size_t b = st->nelem * mk_dtype_size(st->dtype), cap;
+	size_t b = slice_bytes(st), cap;
 	long i, np;
 	void *p;
 
@@ -177,7 +184,7 @@ mk_stack_reserve(struct mk_stack *st, int64_t n)
 void
 mk_stack_push(struct mk_stack *st, const void *slice)
 {
-	size_t n = st->nelem * mk_dtype_size(st->dtype);
+	size_t n = slice_bytes(st);
 
 	st->count++;
 	if (mem_room(st, n)) {
@@ -221,7 +228,7 @@ drain_write(const struct mk_stack_drain *d, int64_t from, int64_t upto)
 	int i, r;
 
 	for (i = 0; i < d->n; i++) {
-		b = d->st[i]->nelem * mk_dtype_size(d->st[i]->dtype);
+		b = slice_bytes(d->st[i]);
 		if ((r = mk_out_pwrite(d->fd, d->st[i]->mem + (size_t)from * b,
 		    (size_t)(upto - from) * b, d->at[i] + (off_t)((size_t)from *
 		    b))) != 0)
@@ -273,9 +280,7 @@ drainable(struct mk_stack **st, int n, const struct mk_out *w)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!st[i]->reserved || st[i]->count != 0 || st[i]->mem_cap /
-		    (st[i]->nelem * mk_dtype_size(st[i]->dtype)) !=
-		    st[0]->mem_cap / (st[0]->nelem * mk_dtype_size(
-		    st[0]->dtype)))
+		    slice_bytes(st[i]) != st[0]->mem_cap / slice_bytes(st[0]))
 			return 0;
 	return 1;
 }
@@ -301,10 +306,9 @@ mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
 	memcpy(d->st, st, (size_t)n * sizeof(*st));
 	d->w = w;
 	d->n = n;
-	d->total = (int64_t)(st[0]->mem_cap / (st[0]->nelem *
-	    mk_dtype_size(st[0]->dtype)));
+	d->total = (int64_t)(st[0]->mem_cap / slice_bytes(st[0]));
 	for (i = 0; i < n; i++)
-		step += st[i]->nelem * mk_dtype_size(st[i]->dtype);
+		step += slice_bytes(st[i]);
 	d->chunk = (int64_t)(DRAIN_BYTES / step) + 1;
 	/*
 	 * The thread first, so that a failure leaves nothing written; it
