@@ -36,15 +36,17 @@
  *	leaves the registers;
  *   softmax: the block's score vectors hold all the group's heads, so the
  *	exponentials of several heads run side by side, against a vector of
- *	running maxima (each head's in its lanes); the maximum moves only
- *	when a score passes it by TAU, so rescaling is rare;
+ *	running maxima (each head's in its lanes), once every score vector
+ *	of the block is made; the maximum moves only when a score passes it
+ *	by TAU, so rescaling is rare;
  *   values: the weighted V rows are added into accumulators held in
  *	registers for the whole block, a pass per register-full of dims.
  * K and V rows are found by arithmetic: position i of the piece is at
  * k + i * ps, or in a paged cache at the block of the sequence's table
- * that holds it.  While a block is computed, the rows read next are
- * prefetched: the piece's next block, or where pieces are walked side by
- * side, the next piece's block (in RESULTS.md, 8-12 % faster for
+ * that holds it; a block of consecutive positions in one stretch, from
+ * its first row by the stride.  While a block is computed, the rows read
+ * next are prefetched: the piece's next block, or where pieces are walked
+ * side by side, the next piece's block (in RESULTS.md, 8-12 % faster for
  * [B, M, KH, D] and paged caches than each walk's own next block).
  */
 #include <math.h>
@@ -70,12 +72,36 @@ struct scan {
 	uint64_t	 bits;
 };
 
+/*
+ * Whether the scan's next BLK positions are all unmasked ones of its
+ * word; if so they go into idx (a dense stretch costs no scan step a
+ * position: 0.4 ns of 13.7 a position in cache, RESULTS.md).
+ */
+INL int
+whole_block(struct scan *s, size_t *idx)
+{
+	const uint64_t ones = ((uint64_t)1 << BLK) - 1;
+	int tz, c;
+
+	if (s->bits == 0)
+		return 0;
+	tz = __builtin_ctzll(s->bits);
+	if (tz + BLK > 64 || (~s->bits >> tz & ones) != 0)
+		return 0;
+	for (c = 0; c < BLK; c++)
+		idx[c] = s->base + (size_t)(tz + c);
+	s->bits = tz + BLK == 64 ? 0 : s->bits & ~(uint64_t)0 << (tz + BLK);
+	return 1;
+}
+
 /* The next (up to BLK) unmasked positions into idx; returns how many. */
 INL int
 scan_block(struct scan *s, size_t *idx)
 {
 	int c = 0;
 
+	if (whole_block(s, idx))
+		return BLK;
 	while (c < BLK) {
 		while (s->bits == 0) {
 			if (s->next >= s->n)
@@ -83,6 +109,8 @@ scan_block(struct scan *s, size_t *idx)
 			s->base = s->next;
 			s->bits = unmasked64(s->mask, s->next, s->n);
 			s->next += 64;
+			if (c == 0 && whole_block(s, idx))
+				return BLK;
 		}
 		idx[c++] = s->base + (size_t)__builtin_ctzll(s->bits);
 		s->bits &= s->bits - 1;
@@ -102,6 +130,39 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
 	b = t->bshift >= 0 ? a >> t->bshift : a / (size_t)t->bs;
 	return (size_t)t->blk[b] * t->bbytes + (a - b * (size_t)t->bs) *
 	    t->ps;
+}
+
+/*
+ * The K and V rows of the BLK positions idx[0..n) into k[j * st] and
+ * v[j * st] (rows past n repeat row 0: read, computed, then ignored).  A
+ * whole block of consecutive positions in one stretch of memory (dense,
+ * or one block of a paged cache) is found by adding the row stride, not
+ * by a lookup a row (0.9 ns of 14 a position in cache, RESULTS.md).
+ */
+INL void
+block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
+    const char **k, const char **v, int st)
+{
+	const char *kb, *vb;
+	size_t o;
+	int j;
+
+	if (n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
+	    row_off(t, idx[BLK - 1], paged) - row_off(t, idx[0], paged) ==
+	    (BLK - 1) * t->ps)) {
+		kb = (const char *)t->k + row_off(t, idx[0], paged);
+		vb = (const char *)t->v + row_off(t, idx[0], paged);
+		for (j = 0; j < BLK; j++) {
+			k[j * st] = kb + (size_t)j * t->ps;
+			v[j * st] = vb + (size_t)j * t->ps;
+		}
+		return;
+	}
+	for (j = 0; j < BLK; j++) {
+		o = row_off(t, idx[j < n ? j : 0], paged);
+		k[j * st] = (const char *)t->k + o;
+		v[j * st] = (const char *)t->v + o;
+	}
 }
 
 /*
@@ -276,15 +337,15 @@ struct scratch {
  * The rare path: some score of the vector s (heads g0.., PJ positions
  * each) passed its head's running maximum by TAU.  Per head, move the
  * maximum to the vector's and rescale what was summed so far: the
- * accumulators, the sums, and the probabilities of the block's first nr
- * vectors (p), which are not in the accumulators yet.
+ * accumulators and the sums (a block's probabilities are made after all
+ * its maxima moved).
  */
 static void
 new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
-    int PJ, float *mv, float *ls, float *p, int nr)
+    int PJ, float *mv, float *ls)
 {
 	float bm, alpha, *row;
-	int g, j, c, r;
+	int g, j, c;
 
 	for (g = 0; g < GB; g++) {
 		bm = -INFINITY;
@@ -300,8 +361,6 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
 		for (j = 0; j < PJ; j++) {
 			ls[g * PJ + j] *= alpha;
 			mv[g * PJ + j] = bm;
-			for (r = 0; r < nr; r++)
-				p[r * W + g * PJ + j] *= alpha;
 		}
 		t->m[g0 + g] = bm;
 	}
@@ -323,10 +382,16 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const int CB = ACCS / GP < 8 ? ACCS / GP : 8;
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
-	VEC s, m = vload(mv), l = vload(ls);
+	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
 	struct pfq pq = { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0, rb };
 	int r, j, c0;
 
+	/*
+	 * Every score vector of the block first, then the maxima, then the
+	 * exponentials side by side: each exponential is a long chain that
+	 * the others' arithmetic now hides (one after each vector of scores
+	 * left the chains bare: 15.3 -> 14.2 ns a position, RESULTS.md).
+	 */
 	for (r = 0; r < NV; r++) {
 		if (!SPREAD && pf != NULL)	/* PJ positions' rows */
 #pragma GCC unroll 16
@@ -334,25 +399,29 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(pf[2 * j], rb);
 				prefetch_row(pf[2 * j + 1], rb);
 			}
-		s = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch, tail,
-		    dt, GB, GP, &pq);
+		s[r] = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch,
+		    tail, dt, GB, GP, &pq);
+	}
+	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
-			vstore(w->s, s);
+			vstore(w->s, s[r]);
 			for (j = 0; j < W; j++)
 				if (r * PJ + j % PJ >= nb)
 					w->s[j] = -INFINITY;
-			s = vload(w->s);
+			s[r] = vload(w->s);
 		}
-		if (vany_gt(s, m + vset1(TAU))) {
-			vstore(w->s, s);
+		if (vany_gt(s[r], m + vset1(TAU))) {
+			vstore(w->s, s[r]);
 			vstore(ls, l);
-			new_max(t, w->s, g0, GB, PJ, mv, ls, w->p, r);
+			new_max(t, w->s, g0, GB, PJ, mv, ls);
 			m = vload(mv);
 			l = vload(ls);
 		}
-		s = vexp2(s - m);
-		vstore(w->p + r * W, s);
-		l = l + s;
+	}
+	for (r = 0; r < NV; r++) {
+		s[r] = vexp2(s[r] - m);
+		vstore(w->p + r * W, s[r]);
+		l = l + s[r];
 	}
 	vstore(ls, l);
 	for (c0 = 0; c0 < nch; c0 += CB)
@@ -417,24 +486,13 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	const size_t rb = row_bytes(t, dt, Dc);
-	size_t o;
-	int j, g0, GB;
+	int g0, GB;
 
-	for (j = 0; j < BLK; j++) {
-		/* Rows past nb repeat row 0: read, computed, then ignored. */
-		o = row_off(t, idx[j < nb ? j : 0], paged);
-		kr[j] = (const char *)t->k + o;
-		vr[j] = (const char *)t->v + o;
-	}
-	if (na == 0) {
+	block_rows(t, idx, nb, paged, kr, vr, 1);
+	if (na == 0)
 		p = NULL;
-	} else {
-		for (j = 0; j < BLK; j++) {
-			o = row_off(at, ahead[j < na ? j : 0], paged);
-			pf[2 * j] = (const char *)at->k + o;
-			pf[2 * j + 1] = (const char *)at->v + o;
-		}
-	}
+	else
+		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
 	if (t->rd) {
 		read_block(t, kr, vr, nb, p, rb);
 		return;
