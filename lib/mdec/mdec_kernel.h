@@ -118,25 +118,32 @@ scan_block(struct scan *s, size_t *idx)
 	return c;
 }
 
+/* The entry of a paged cache's block table that holds piece position i. */
+INL size_t
+page_of(const struct mk_mdec_task *t, size_t i)
+{
+	return t->bshift >= 0 ? (t->p0 + i) >> t->bshift :
+	    (t->p0 + i) / (size_t)t->bs;
+}
+
 /* Byte offset of piece position i in K (and V): dense or paged. */
 INL size_t
 row_off(const struct mk_mdec_task *t, size_t i, int paged)
 {
-	size_t a, b;
+	size_t b;
 
 	if (!paged)
 		return i * t->ps;
-	a = t->p0 + i;
-	b = t->bshift >= 0 ? a >> t->bshift : a / (size_t)t->bs;
-	return (size_t)t->blk[b] * t->bbytes + (a - b * (size_t)t->bs) *
-	    t->ps;
+	b = page_of(t, i);
+	return (size_t)t->blk[b] * t->bbytes + (t->p0 + i - b *
+	    (size_t)t->bs) * t->ps;
 }
 
 /*
  * The K and V rows of the BLK positions idx[0..n) into k[j * st] and
  * v[j * st] (rows past n repeat row 0: read, computed, then ignored).  A
  * whole block of consecutive positions in one stretch of memory (dense,
- * or one block of a paged cache) is found by adding the row stride, not
+ * or one page of a paged cache) is found by adding the row stride, not
  * by a lookup a row (0.9 ns of 14 a position in cache, RESULTS.md).
  */
 INL void
@@ -148,8 +155,7 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
 	int j;
 
 	if (n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
-	    row_off(t, idx[BLK - 1], paged) - row_off(t, idx[0], paged) ==
-	    (BLK - 1) * t->ps)) {
+	    page_of(t, idx[0]) == page_of(t, idx[BLK - 1]))) {
 		kb = (const char *)t->k + row_off(t, idx[0], paged);
 		vb = (const char *)t->v + row_off(t, idx[0], paged);
 		for (j = 0; j < BLK; j++) {

@@ -397,24 +397,36 @@ as_bmhd(const struct prob *x, void **k, void **v)
  * a pool with spare NaN blocks, table entries past a length pointing at a
  * NaN block, and positions past a length inside its last block NaN.
  * Sequences 0 and 1 share their first block where x made their data equal
- * (share_prefix).  lens[b] as given.
+ * (share_prefix).  lens[b] as given.  near: the pool in order but for
+ * every sixteenth entry, swapped with a spare block at the end (which
+ * then holds its rows, the block in its place NaN): sixteen positions
+ * whose first and last rows lie as far apart as in a dense cache still
+ * have a row elsewhere, and a kernel that took them for one stretch would
+ * read NaN (a permutation of whole rows would not show: attention does
+ * not see the order of its positions).
  */
 static struct mk_mdec
 as_paged(const struct prob *x, int bs, const int64_t *lens, int share,
-    struct rng *r, void **k, void **v, int32_t **table)
+    int near, struct rng *r, void **k, void **v, int32_t **table)
 {
 	struct mk_mdec p = x->p;
-	int64_t tw = (p.V + bs - 1) / bs + 1, nb = p.B * tw + 3, j, b, pos;
+	int64_t tw = (p.V + bs - 1) / bs + 1, j, b, pos;
+	int64_t nb = p.B * tw + 3 + (near ? p.B * tw / 16 + 1 : 0);
 	int64_t *perm = malloc(sizeof(int64_t) * (size_t)nb), t, used;
 	size_t per = (size_t)bs * (size_t)p.KH * (size_t)p.D;
 	int kh;
 
 	for (j = 0; j < nb; j++)
 		perm[j] = j;
-	for (j = nb - 1; j > 0; j--) {
+	for (j = nb - 1; j > 0 && !near; j--) {
 		int64_t o = (int64_t)(rng_next(r) % (uint64_t)(j + 1));
 
 		t = perm[j], perm[j] = perm[o], perm[o] = t;
+	}
+	for (j = 1; j < p.B * tw && near; j += 16) {
+		t = perm[j];
+		perm[j] = perm[nb - 2 - j / 16];
+		perm[nb - 2 - j / 16] = t;
 	}
 	*k = kv_alloc(x, (size_t)nb * per);
 	*v = kv_alloc(x, (size_t)nb * per);
@@ -502,7 +514,7 @@ test_layouts(void)
 	int32_t *table;
 	void *k, *v;
 	char what[160];
-	int s, t, i, b;
+	int s, t, i, b, near;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
@@ -524,14 +536,17 @@ test_layouts(void)
 				if (x.p.B > 1 && lens[1] < bss[i] + 1)
 					lens[1] = x.p.V;
 				fit_reference(&x, bss[i], lens, x.p.B > 1);
-				p = as_paged(&x, bss[i], lens, x.p.B > 1, &r,
-				    &k, &v, &table);
-				snprintf(what, sizeof(what), "%s paged bs %d",
-				    lshapes[s].what, bss[i]);
-				check_all(&x, &p, tab, what, NULL);
-				free(k);
-				free(v);
-				free(table);
+				for (near = 0; near < 2; near++) {
+					p = as_paged(&x, bss[i], lens, x.p.B > 1,
+					    near, &r, &k, &v, &table);
+					snprintf(what, sizeof(what), "%s paged "
+					    "bs %d%s", lshapes[s].what, bss[i],
+					    near ? " near order" : "");
+					check_all(&x, &p, tab, what, NULL);
+					free(k);
+					free(v);
+					free(table);
+				}
 			}
 			drop(&x);
 		}
