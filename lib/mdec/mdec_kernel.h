@@ -75,7 +75,8 @@ struct scan {
 /*
  * Whether the scan's next BLK positions are all unmasked ones of its
  * word; if so they go into idx (a dense stretch costs no scan step a
- * position: 0.4 ns of 13.7 a position in cache, RESULTS.md).
+ * position: 13.3-13.5 ns a position in cache against 13.7-14.1 bit by
+ * bit, RESULTS.md).
  */
 INL int
 whole_block(struct scan *s, size_t *idx)
@@ -144,7 +145,8 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
  * v[j * st] (rows past n repeat row 0: read, computed, then ignored).  A
  * whole block of consecutive positions in one stretch of memory (dense,
  * or one page of a paged cache) is found by adding the row stride, not
- * by a lookup a row (0.9 ns of 14 a position in cache, RESULTS.md).
+ * by a lookup a row (14.1-14.3 -> 13.4-13.5 ns a position in cache,
+ * RESULTS.md).
  */
 INL void
 block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
@@ -396,7 +398,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	 * Every score vector of the block first, then the maxima, then the
 	 * exponentials side by side: each exponential is a long chain that
 	 * the others' arithmetic now hides (one after each vector of scores
-	 * left the chains bare: 15.3 -> 14.2 ns a position, RESULTS.md).
+	 * left the chains bare: 15.5-15.9 -> 14.1-14.3 ns a position in
+	 * cache, RESULTS.md).
 	 */
 	for (r = 0; r < NV; r++) {
 		if (!SPREAD && pf != NULL)	/* PJ positions' rows */
