@@ -297,12 +297,8 @@ mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
 		return NULL;
 	if ((d->at = calloc((size_t)n, sizeof(*d->at))) == NULL ||
 	    (d->st = calloc((size_t)n, sizeof(*d->st))) == NULL ||
-	    pthread_mutex_init(&d->mu, NULL) != 0) {
-		free(d->at);
-		free(d->st);
-		free(d);
-		return NULL;
-	}
+	    pthread_mutex_init(&d->mu, NULL) != 0)
+		goto fail;
 	memcpy(d->st, st, (size_t)n * sizeof(*st));
 	d->w = w;
 	d->n = n;
@@ -314,13 +310,14 @@ mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
 	 * The thread first, so that a failure leaves nothing written; it
 	 * reads fd and at[] only after a slice is pushed, through the mutex.
 	 */
-	if (pthread_cond_init(&d->cv, NULL) != 0 ||
-	    pthread_create(&d->th, NULL, drain, d) != 0) {
+	if (pthread_cond_init(&d->cv, NULL) != 0) {
 		pthread_mutex_destroy(&d->mu);
-		free(d->at);
-		free(d->st);
-		free(d);
-		return NULL;
+		goto fail;
+	}
+	if (pthread_create(&d->th, NULL, drain, d) != 0) {
+		pthread_cond_destroy(&d->cv);
+		pthread_mutex_destroy(&d->mu);
+		goto fail;
 	}
 	/* the headers now; the data has its place, holes until written */
 	for (i = 0; i < n; i++) {
@@ -334,6 +331,11 @@ mk_stack_drain_start(struct mk_stack **st, int n, struct mk_out *w)
 		mk_out_end(w);
 	}
 	return d;
+fail:
+	free(d->at);
+	free(d->st);
+	free(d);
+	return NULL;
 }
 
 void

@@ -23,14 +23,22 @@ struct mk_stack	*mk_stack_new(const char *name, enum mk_dtype dtype,
 /*
  * Room for n slices in memory, its pages touched now by several threads
  * (base/threads.h), when they fit in what memory is left of the budget;
- * else nothing.  Returns whether it reserved.  For a stack whose length is known (the steps of a
- * trace): grown a slice at a time, the first touch of every page (the
- * kernel zeroing it) fell to the one thread that pushes.
+ * else nothing.  Returns whether it reserved.  For a stack whose length
+ * is known (the steps of a trace): grown a slice at a time, the first
+ * touch of every page (the kernel zeroing it) fell to the one thread that
+ * pushes.
  */
 int	mk_stack_reserve(struct mk_stack *st, int64_t n);
 
 /* Append one slice (its whole shape of elements). */
 void	mk_stack_push(struct mk_stack *st, const void *slice);
+
+/*
+ * Whether to drain stacks: MOEKIT_STACK_DRAIN=1 whenever they allow it (1),
+ * 0 never (0); unset, the caller decides (-1).  Another value is a usage
+ * error.
+ */
+int	mk_stack_drain_wanted(void);
 
 /*
  * Stacks drained while they fill: the n stacks st[] (each reserved for
@@ -42,13 +50,6 @@ void	mk_stack_push(struct mk_stack *st, const void *slice);
  * nothing written, when that cannot be (push and write them as usual).
  */
 struct mk_stack_drain;
-
-/*
- * Whether to drain stacks: MOEKIT_STACK_DRAIN=1 whenever they allow it (1),
- * 0 never (0); unset, the caller decides (-1).  Another value is a usage
- * error.
- */
-int	mk_stack_drain_wanted(void);
 struct mk_stack_drain	*mk_stack_drain_start(struct mk_stack **st, int n,
 			    struct mk_out *w);
 

@@ -158,8 +158,9 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
 
 	if (n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
 	    page_of(t, idx[0]) == page_of(t, idx[BLK - 1]))) {
-		kb = (const char *)t->k + row_off(t, idx[0], paged);
-		vb = (const char *)t->v + row_off(t, idx[0], paged);
+		o = row_off(t, idx[0], paged);
+		kb = (const char *)t->k + o;
+		vb = (const char *)t->v + o;
 		for (j = 0; j < BLK; j++) {
 			k[j * st] = kb + (size_t)j * t->ps;
 			v[j * st] = vb + (size_t)j * t->ps;
