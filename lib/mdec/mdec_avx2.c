@@ -23,6 +23,7 @@ static inline VEC vxor(VEC a, VEC b)		{ return _mm256_xor_ps(a, b); }
 static inline VEC vfma(VEC a, VEC b, VEC c)	{ return _mm256_fmadd_ps(a, b, c); }
 /* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define prefetch_l2(p)	_mm_prefetch((const char *)(p), _MM_HINT_T1)
 
 static inline float
 vhsum(VEC v)

@@ -36,6 +36,7 @@ vany_gt(VEC a, VEC b)
 
 /* a macro: GCC 12 drops _mm_prefetch inside a static inline wrapper */
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define prefetch_l2(p)	_mm_prefetch((const char *)(p), _MM_HINT_T1)
 
 /* Masked loads never touch memory outside the mask: tails read nothing
  * past the row. */

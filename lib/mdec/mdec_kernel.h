@@ -21,7 +21,7 @@
  *   vany_gt(a, b)		whether a lane of a is greater than b's
  *   unmasked64(mask, pos, n)	bit i set if position pos + i < n is not
  *				masked (mask NULL: every valid position)
- *   prefetch(p)
+ *   prefetch(p), prefetch_l2(p)	a line into L1, into L2 only
  *   SPREAD			1: a block's prefetches spread over the steps
  *				of its arithmetic, 0: a few rows' at a time
  *				(AVX2's 16 registers, compute-bound, pay
@@ -47,7 +47,9 @@
  * its first row by the stride.  While a block is computed, the rows read
  * next are prefetched: the piece's next block, or where pieces are walked
  * side by side, the next piece's block (in RESULTS.md, 8-12 % faster for
- * [B, M, KH, D] and paged caches than each walk's own next block).
+ * [B, M, KH, D] and paged caches than each walk's own next block), and
+ * then also the next stretch of all the pieces into L2 in address order
+ * (stretch_slice).
  */
 #include <math.h>
 #include <stddef.h>
@@ -148,6 +150,13 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
  * by a lookup a row (14.1-14.3 -> 13.4-13.5 ns a position in cache,
  * RESULTS.md).
  */
+INL int
+stretch(const struct mk_mdec_task *t, const size_t *idx, int n, int paged)
+{
+	return n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
+	    page_of(t, idx[0]) == page_of(t, idx[BLK - 1]));
+}
+
 INL void
 block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
     const char **k, const char **v, int st)
@@ -156,8 +165,7 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
 	size_t o;
 	int j;
 
-	if (n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
-	    page_of(t, idx[0]) == page_of(t, idx[BLK - 1]))) {
+	if (stretch(t, idx, n, paged)) {
 		o = row_off(t, idx[0], paged);
 		kb = (const char *)t->k + o;
 		vb = (const char *)t->v + o;
@@ -200,6 +208,16 @@ prefetch_row(const char *p, size_t rb)
 }
 
 INL void
+prefetch_l2_row(const char *p, size_t rb)
+{
+	size_t off;
+
+#pragma GCC unroll 8
+	for (off = 0; off < rb; off += 64)
+		prefetch_l2(p + off);
+}
+
+INL void
 prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
     size_t rb, int paged)
 {
@@ -232,18 +250,29 @@ struct pfq {
 	const char *const *pf;
 	int		 ri, n;
 	size_t		 lo, rb;
+	const char *const *ff;	/* rows into L2 only (stretch_slice) */
+	int		 fi, fn;
+	size_t		 flo;
 };
 
 INL void
 pf_next(struct pfq *q)
 {
-	if (q->ri >= q->n)
-		return;
-	prefetch(q->pf[q->ri] + q->lo);
-	q->lo += 64;
-	if (q->lo >= q->rb) {
-		q->lo = 0;
-		q->ri++;
+	if (q->ri < q->n) {
+		prefetch(q->pf[q->ri] + q->lo);
+		q->lo += 64;
+		if (q->lo >= q->rb) {
+			q->lo = 0;
+			q->ri++;
+		}
+	}
+	if (q->fi < q->fn) {
+		prefetch_l2(q->ff[q->fi] + q->flo);
+		q->flo += 64;
+		if (q->flo >= q->rb) {
+			q->flo = 0;
+			q->fi++;
+		}
 	}
 }
 
@@ -383,7 +412,7 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
     int GB, const char *const *kr, const char *const *vr, int nb, int dt,
-    const char *const *pf, size_t rb, int Dc)
+    const char *const *pf, const char *const *ff, size_t rb, int Dc)
 {
 	const int GP = GB == 3 ? 4 : GB, PJ = W / GP, NV = BLK / PJ;
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
@@ -392,7 +421,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
-	struct pfq pq = { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0, rb };
+	struct pfq pq = { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0, rb,
+	    ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 0 };
 	int r, j, c0;
 
 	/*
@@ -408,6 +438,12 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 			for (j = r * PJ; j < r * PJ + PJ; j++) {
 				prefetch_row(pf[2 * j], rb);
 				prefetch_row(pf[2 * j + 1], rb);
+			}
+		if (!SPREAD && ff != NULL)
+#pragma GCC unroll 16
+			for (j = r * PJ; j < r * PJ + PJ; j++) {
+				prefetch_l2_row(ff[2 * j], rb);
+				prefetch_l2_row(ff[2 * j + 1], rb);
 			}
 		s[r] = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch,
 		    tail, dt, GB, GP, &pq);
@@ -453,7 +489,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		default: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
 			    1, &pq); break;
 		}
-	while (pq.ri < pq.n)	/* what the arithmetic did not take */
+	while (pq.ri < pq.n || pq.fi < pq.fn)	/* what the arithmetic
+						 * did not take */
 		pf_next(&pq);
 }
 
@@ -464,7 +501,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
  */
 INL void
 read_block(const struct mk_mdec_task *t, const char *const *kr,
-    const char *const *vr, int nb, const char *const *pf, size_t rb)
+    const char *const *vr, int nb, const char *const *pf,
+    const char *const *ff, size_t rb)
 {
 	const int nf = (int)(rb / 4);	/* whole floats of a row */
 	VEC a = vload(t->acc);
@@ -474,6 +512,10 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
 		if (pf != NULL) {
 			prefetch_row(pf[2 * j], rb);
 			prefetch_row(pf[2 * j + 1], rb);
+		}
+		if (ff != NULL) {
+			prefetch_l2_row(ff[2 * j], rb);
+			prefetch_l2_row(ff[2 * j + 1], rb);
 		}
 		for (c = 0; c < nf; c += W) {
 			a = vxor(a, vrow(kr[j], c, MK_F32, nf - c < W ?
@@ -486,15 +528,45 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
 }
 
 /*
- * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch,
- * in the rows of task at (t itself, or the walk computed next).
+ * Where a position's kv heads are neighbours ([B, M, KH, D], paged), the
+ * walks side by side read a block of positions head by head: rows 256
+ * bytes long, KH * 256 apart, and a paged cache jumps to a random page
+ * every block.  Memory serves that order slowly (a plain read of 32 KiB
+ * pages in random order: 0.72 of a sequential one here, head by head
+ * inside them 0.62, RESULTS.md), so the next block's whole stretch (all
+ * kv heads, one page) is also brought into L2 in address order, walk h
+ * of KH taking slice h of it: rows ff[0..2*BLK), K and V alternating,
+ * of the stretch that starts at position pos.  The rows each walk reads
+ * next still come into L1 as before.
+ */
+INL void
+stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
+    int paged, const char **ff)
+{
+	/* t->k already points h rows of rb bytes into each position */
+	const size_t o = row_off(t, pos, paged) + (size_t)h * (BLK - 1) * rb;
+	const char *kb = (const char *)t->k + o, *vb = (const char *)t->v + o;
+	int j;
+
+	for (j = 0; j < BLK; j++) {
+		ff[2 * j] = kb + (size_t)j * rb;
+		ff[2 * j + 1] = vb + (size_t)j * rb;
+	}
+}
+
+/*
+ * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch
+ * into L1, in the rows of task at (t itself, or the walk computed next);
+ * nxt[0..nn) the walk's own next block, whose stretch slice h (walk h of
+ * walks side by side; -1: a walk alone) goes to L2.
  */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
     int nb, const struct mk_mdec_task *at, const size_t *ahead, int na,
-    int dt, int paged, int Dc)
+    const size_t *nxt, int nn, int h, int dt, int paged, int Dc)
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
+	const char *ff[2 * BLK], *const *fp = NULL;
 	const size_t rb = row_bytes(t, dt, Dc);
 	int g0, GB;
 
@@ -503,20 +575,24 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		p = NULL;
 	else
 		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
+	if (h >= 0 && stretch(t, nxt, nn, paged)) {
+		stretch_slice(t, nxt[0], h, rb, paged, ff);
+		fp = ff;
+	}
 	if (t->rd) {
-		read_block(t, kr, vr, nb, p, rb);
+		read_block(t, kr, vr, nb, p, fp, rb);
 		return;
 	}
-	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL) {
+	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
-		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, rb,
+		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, fp, rb,
 		    Dc); break;
-		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, rb,
+		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, fp, rb,
 		    Dc); break;
-		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, rb,
+		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, fp, rb,
 		    Dc); break;
-		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, rb,
+		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, fp, rb,
 		    Dc); break;
 		}
 	}
@@ -599,14 +675,15 @@ walk_scan(struct walk *k, int cur)
 INL int
 walk_step(const struct mk_mdec_task *t, struct walk *k,
     const struct mk_mdec_task *nt, const struct walk *nk, int cur, int nc,
-    int dt, int paged, int Dc)
+    int h, int dt, int paged, int Dc)
 {
 	if (k->done || k->nb[cur] == 0) {
 		k->done = 1;
 		return 0;
 	}
 	one_block(t, &k->w, k->idx[cur], k->nb[cur], nt, nk->idx[nc],
-	    nk->done ? 0 : nk->nb[nc], dt, paged, Dc);
+	    nk->done ? 0 : nk->nb[nc], k->idx[!cur], k->nb[!cur], h, dt,
+	    paged, Dc);
 	return 1;
 }
 
@@ -649,8 +726,8 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 			walk_scan(&k[h], cur);
 		for (h = 0, live = 0; h < n; h++)
 			live |= walk_step(&t[h], &k[h], &t[(h + 1) % n],
-			    &k[(h + 1) % n], cur, h + 1 < n ? cur : !cur, dt,
-			    paged, Dc);
+			    &k[(h + 1) % n], cur, h + 1 < n ? cur : !cur,
+			    n > 1 ? h : -1, dt, paged, Dc);
 	}
 	for (h = 0; h < n; h++)
 		walk_end(&t[h], &k[h]);
