@@ -48,8 +48,8 @@
  * next are prefetched: the piece's next block, or where pieces are walked
  * side by side, the next piece's block (in RESULTS.md, 8-12 % faster for
  * [B, M, KH, D] and paged caches than each walk's own next block), and
- * then also the next stretch of all the pieces into L2 in address order
- * (stretch_slice).
+ * in a paged cache also the next page of all the pieces into L2 in
+ * address order (stretch_slice).
  */
 #include <math.h>
 #include <stddef.h>
@@ -528,16 +528,16 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
 }
 
 /*
- * Where a position's kv heads are neighbours ([B, M, KH, D], paged), the
- * walks side by side read a block of positions head by head: rows 256
- * bytes long, KH * 256 apart, and a paged cache jumps to a random page
- * every block.  Memory serves that order slowly (a plain read of 32 KiB
- * pages in random order: 0.72 of a sequential one here, head by head
- * inside them 0.62, RESULTS.md), so the next block's whole stretch (all
- * kv heads, one page) is also brought into L2 in address order, walk h
- * of KH taking slice h of it: rows ff[0..2*BLK), K and V alternating,
- * of the stretch that starts at position pos.  The rows each walk reads
- * next still come into L1 as before.
+ * In a paged cache the walks side by side read a block of positions head
+ * by head (rows of D elements, KH of them apart) and jump to a random
+ * page every block.  Memory serves that order slowly (a plain read of
+ * 32 KiB pages in random order, head by head inside them: 0.55-0.62 of a
+ * sequential one here, RESULTS.md), so the next block's page (all kv
+ * heads) is also brought into L2 in address order, walk h of KH taking
+ * slice h of it: rows ff[0..2*BLK), K and V alternating, of the stretch
+ * that starts at position pos.  The rows each walk reads next still come
+ * into L1 as before.  (For [B, M, KH, D], whose stretches follow each
+ * other, the hardware prefetchers do this already: 10 % slower with it.)
  */
 INL void
 stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
@@ -558,7 +558,7 @@ stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
  * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch
  * into L1, in the rows of task at (t itself, or the walk computed next);
  * nxt[0..nn) the walk's own next block, whose stretch slice h (walk h of
- * walks side by side; -1: a walk alone) goes to L2.
+ * walks side by side; -1: a walk alone) goes to L2 in a paged cache.
  */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
@@ -575,7 +575,7 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		p = NULL;
 	else
 		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
-	if (h >= 0 && stretch(t, nxt, nn, paged)) {
+	if (paged && h >= 0 && stretch(t, nxt, nn, paged)) {
 		stretch_slice(t, nxt[0], h, rb, paged, ff);
 		fp = ff;
 	}
