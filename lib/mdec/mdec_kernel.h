@@ -193,28 +193,22 @@ row_bytes(const struct mk_mdec_task *t, int dt, int Dc)
 }
 
 /*
- * The cache lines of the rb bytes at p, one prefetch per 64 bytes from p
+ * The cache lines of the rb bytes at p (into L1, or L2 only), one
+ * prefetch per 64 bytes from p
  * (a row that does not start on a line leaves its last line to the
  * loads: a hint, cheap, over exact and slower).
  */
 INL void
-prefetch_row(const char *p, size_t rb)
+prefetch_row(const char *p, size_t rb, int l2)
 {
 	size_t off;
 
 #pragma GCC unroll 8
 	for (off = 0; off < rb; off += 64)
-		prefetch(p + off);
-}
-
-INL void
-prefetch_l2_row(const char *p, size_t rb)
-{
-	size_t off;
-
-#pragma GCC unroll 8
-	for (off = 0; off < rb; off += 64)
-		prefetch_l2(p + off);
+		if (l2)		/* a constant where this is inlined */
+			prefetch_l2(p + off);
+		else
+			prefetch(p + off);
 }
 
 INL void
@@ -436,14 +430,14 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		if (!SPREAD && pf != NULL)	/* PJ positions' rows */
 #pragma GCC unroll 16
 			for (j = r * PJ; j < r * PJ + PJ; j++) {
-				prefetch_row(pf[2 * j], rb);
-				prefetch_row(pf[2 * j + 1], rb);
+				prefetch_row(pf[2 * j], rb, 0);
+				prefetch_row(pf[2 * j + 1], rb, 0);
 			}
 		if (!SPREAD && ff != NULL)
 #pragma GCC unroll 16
 			for (j = r * PJ; j < r * PJ + PJ; j++) {
-				prefetch_l2_row(ff[2 * j], rb);
-				prefetch_l2_row(ff[2 * j + 1], rb);
+				prefetch_row(ff[2 * j], rb, 1);
+				prefetch_row(ff[2 * j + 1], rb, 1);
 			}
 		s[r] = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch,
 		    tail, dt, GB, GP, &pq);
@@ -510,12 +504,12 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
 
 	for (j = 0; j < nb; j++) {
 		if (pf != NULL) {
-			prefetch_row(pf[2 * j], rb);
-			prefetch_row(pf[2 * j + 1], rb);
+			prefetch_row(pf[2 * j], rb, 0);
+			prefetch_row(pf[2 * j + 1], rb, 0);
 		}
 		if (ff != NULL) {
-			prefetch_l2_row(ff[2 * j], rb);
-			prefetch_l2_row(ff[2 * j + 1], rb);
+			prefetch_row(ff[2 * j], rb, 1);
+			prefetch_row(ff[2 * j + 1], rb, 1);
 		}
 		for (c = 0; c < nf; c += W) {
 			a = vxor(a, vrow(kr[j], c, MK_F32, nf - c < W ?
