@@ -252,13 +252,16 @@ void	mk_mdec_f16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_generic(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_generic(const void *p, size_t n);
+void	mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx2(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx2(const void *p, size_t n);
+void	mk_mdec_arith_avx2(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx512(const void *p, size_t n);
+void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);
 
 #endif

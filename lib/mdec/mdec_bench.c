@@ -507,18 +507,20 @@ out:
 
 /*
  * The kernel alone on row 0 of p (one kv head, the whole row one piece):
- * ns per unmasked position, a round each of 8 calls; returns how many
- * rounds were not preempted (their times in ns[]), or -1.
+ * ns per unmasked position, a round each of 8 calls, and in each round
+ * also 8 calls of its arithmetic alone (mdec_arith, over every position):
+ * ns per position.  Returns how many rounds were not preempted (their
+ * times in ns[] and fl[]), or -1.
  */
 static int
 kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
-    double *ns, struct mk_err *e)
+    double *ns, double *fl, struct mk_err *e)
 {
 	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
 	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	struct mk_mdec_task t;
-	struct stamp a, c;
+	struct stamp a, c, z;
 	float *f = NULL, m[MK_MDEC_BENCH_LIST * 8], l[MK_MDEC_BENCH_LIST * 8];
 	int64_t live = 0, i;
 	int r, n = 0, rep, g, d;
@@ -550,13 +552,19 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 		live += p->mask == NULL || !p->mask[i];
 	live = live ? live : 1;
 	fn(&t, 1);
+	k->mdec_arith(&t, p->dtype);
 	for (r = 0; r < rounds; r++) {
 		a = stamp();
 		for (rep = 0; rep < 8; rep++)
 			fn(&t, 1);
 		c = stamp();
-		if (whole(a, c, 1))
-			ns[n++] = (c.wall - a.wall) * 1e6 / 8 / (double)live;
+		for (rep = 0; rep < 8; rep++)
+			k->mdec_arith(&t, p->dtype);
+		z = stamp();
+		if (!whole(a, c, 1) || !whole(c, z, 1))
+			continue;
+		ns[n] = (c.wall - a.wall) * 1e6 / 8 / (double)live;
+		fl[n++] = (z.wall - c.wall) * 1e6 / 8 / (double)p->V;
 	}
 	free(f);
 	return n;
@@ -572,7 +580,8 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	const uint8_t *mask;
 	struct mk_mdec p;
 	struct bufs u;
-	double ns[256], best;
+	double ns[256], fl[256], best, of[256];
+	int r;
 	int i, j, n, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
@@ -590,7 +599,7 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	c.layout[0] = MK_MDEC_BHMD;
 	if (bufs_make(&c, &u, e) < 0)
 		goto out;
-	fprintf(fp, "isa,G,D,density,ns,ns_min\n");
+	fprintf(fp, "isa,G,D,density,ns,ns_min,floor_ns,of_floor\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(&c, &u, b->dens[i], 1);
 		if (bench_check(&c, tab, &u, mask, 1, e) < 0)
@@ -598,7 +607,7 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 		p = bench_problem(&c, 1, MK_MDEC_BHMD, &u, mask);
 		for (j = 0; j < b->nisa; j++) {
 			n = kernel_rounds(&p, &tab[b->isa[j]], b->reps < 256 ?
-			    b->reps : 256, ns, e);
+			    b->reps : 256, ns, fl, e);
 			if (n < 0)
 				goto out;
 			if (n == 0) {
@@ -606,10 +615,13 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 				    "was preempted");
 				goto out;
 			}
+			for (r = 0; r < n; r++)	/* each round's own ratio */
+				of[r] = ns[r] / fl[r];
 			best = quantile(ns, n, 0);
-			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f\n",
+			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f,%.2f,%.3f\n",
 			    mk_isa_name((enum mk_isa)b->isa[j]), c.QH, b->D,
-			    b->dens[i], quantile(ns, n, 0.5), best);
+			    b->dens[i], quantile(ns, n, 0.5), best,
+			    quantile(fl, n, 0.5), quantile(of, n, 0.5));
 			fflush(fp);
 		}
 	}

@@ -118,8 +118,10 @@ int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
 /*
  * --bench-kernel: each path on one (batch, kv head) row small enough to
  * stay in the core's L2 (K and V 256 KiB each), one thread, every density:
- * the CSV table isa,G,D,density,ns,ns_min (nanoseconds per unmasked
- * position and kv head: median and best of the rounds).
+ * the CSV table isa,G,D,density,ns,ns_min,floor_ns,of_floor (nanoseconds
+ * per unmasked position and kv head: median and best of the rounds; the
+ * path's arithmetic alone per position, timed in the same rounds; the
+ * median of each round's kernel time over its arithmetic's).
  */
 int	mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	    struct mk_err *e);

@@ -178,6 +178,31 @@ mk_mdec_f32_generic(const struct mk_mdec_task *t, int n)
 		kernel(t++, MK_F32);
 }
 
+/*
+ * The arithmetic alone (the floor --bench-kernel compares with): every
+ * position's rows widened and multiplied into each head, no softmax.
+ */
+void
+mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt)
+{
+	const int D = t->D, ld = t->ld;
+	float *kr = t->work, *vr = t->work + ((D + 15) & ~15), s = 0;
+	size_t i;
+	int g;
+
+	memset(t->acc, 0, (size_t)t->G * (size_t)ld * sizeof(float));
+	for (i = 0; i < t->n; i++) {
+		widen(kr, (const char *)t->k + i * t->ps, D, dt);
+		widen(vr, (const char *)t->v + i * t->ps, D, dt);
+		for (g = 0; g < t->G; g++) {
+			s += dot(t->q + (size_t)g * ld, kr, D);
+			axpy(t->acc + (size_t)g * ld, t->q[(size_t)g * ld],
+			    vr, D);
+		}
+	}
+	t->acc[0] += s;
+}
+
 /* Read probe: eight 64-bit lanes summed independently. */
 uint64_t
 mk_read_sum_generic(const void *p, size_t n)

@@ -2,7 +2,8 @@
  * mdec_kernel.h - the SIMD decode-attention kernel, written once over a
  * handful of vector primitives.  mdec_avx2.c and mdec_avx512.c define the
  * primitives for their width and include this file; it then defines the
- * three entry points MK_MDEC_NAME(f16), (bf16) and (f32).
+ * entry points MK_MDEC_NAME(f16), (bf16) and (f32), and (arith), the
+ * arithmetic alone.
  *
  * The includer provides:
  *   VEC, W			vector type and its lanes (8 or 16)
@@ -742,6 +743,90 @@ mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
 			else
 				pieces(t, n, dt, 0, 0);
 			break;
+	}
+}
+
+/*
+ * The kernel's arithmetic alone, the floor --bench-kernel measures the
+ * kernel against: every position of t's piece (no mask, no softmax, no
+ * block bookkeeping) has its K and V rows widened once per W elements and
+ * multiplied into the G heads' accumulators, 2 G D multiply-adds, in
+ * ACCS independent chains (as many as the kernel's values step holds):
+ * PH = ACCS / (2 GP) chunks in turn, each into chains of its own, so that
+ * the chains' indices are constants for any D.
+ * What the kernel does beyond this (scores reduced across lanes,
+ * exponentials, row addresses, prefetches) is its overhead.
+ */
+INL void
+arith_group(const struct mk_mdec_task *t, const float *q, int GP, int dt,
+    int Dc, VEC *a)
+{
+	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
+	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
+	const char *kr = t->k, *vr = t->v;
+	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
+	VEC pb[GBMAX], kv, vv;
+	size_t i;
+	int c, ph, g, nv;
+
+#pragma GCC unroll 4
+	for (g = 0; g < GP; g++)
+		pb[g] = vset1(q[(size_t)g * ld] + 1.0f);
+	for (i = 0; i < t->n; i++, kr += t->ps, vr += t->ps)
+		for (c = 0; c < nch; c += PH)
+#pragma GCC unroll 8
+			for (ph = 0; ph < PH; ph++) {
+				if (c + ph >= nch)
+					break;
+				nv = c + ph == nch - 1 ? tail : W;
+				kv = vrow(kr, (c + ph) * W, dt, nv);
+				vv = vrow(vr, (c + ph) * W, dt, nv);
+#pragma GCC unroll 4
+				for (g = 0; g < GP; g++) {
+					a[2 * GP * ph + g] = vfma(vload(q +
+					    (size_t)g * ld + (size_t)(c + ph) *
+					    W), kv, a[2 * GP * ph + g]);
+					a[2 * GP * ph + GP + g] = vfma(pb[g], vv,
+					    a[2 * GP * ph + GP + g]);
+				}
+			}
+}
+
+INL void
+arith(const struct mk_mdec_task *t, int dt, int Dc)
+{
+	VEC a[ACCS];
+	int c, g0, GB;
+
+#pragma GCC unroll 16
+	for (c = 0; c < ACCS; c++)
+		a[c] = vzero();
+	for (g0 = 0; g0 < t->G; g0 += GB) {
+		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
+		switch (GB) {
+		case 4: arith_group(t, t->q + (size_t)g0 * t->ld, 4, dt, Dc,
+		    a); break;
+		case 3: arith_group(t, t->q + (size_t)g0 * t->ld, 3, dt, Dc,
+		    a); break;
+		case 2: arith_group(t, t->q + (size_t)g0 * t->ld, 2, dt, Dc,
+		    a); break;
+		default: arith_group(t, t->q + (size_t)g0 * t->ld, 1, dt, Dc,
+		    a); break;
+		}
+	}
+#pragma GCC unroll 16
+	for (c = 1; c < ACCS; c++)	/* kept: the sum of the chains */
+		a[0] = a[0] + a[c];
+	vstore(t->acc, a[0]);
+}
+
+void
+MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)
+{
+	switch (t->D) {
+	case 64:	arith(t, dt, 64); break;
+	case 128:	arith(t, dt, 128); break;
+	default:	arith(t, dt, 0); break;
 	}
 }
 

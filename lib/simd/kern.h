@@ -39,6 +39,8 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 	X(mdec_f16, void, (const struct mk_mdec_task *t, int n))	\
 	X(mdec_bf16, void, (const struct mk_mdec_task *t, int n))	\
 	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
+	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
+	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))	\
 	/* read n bytes as fast as possible; their sum as u64 words */	\
 	X(read_sum, uint64_t, (const void *p, size_t n))		\
 	/* a2a-layout's counting pass over one source rank */		\

@@ -121,5 +121,6 @@ const struct mk_kern mk_kern_avx2 = {
 	.mdec_f16 = mk_mdec_f16_avx2,
 	.mdec_bf16 = mk_mdec_bf16_avx2,
 	.mdec_f32 = mk_mdec_f32_avx2,
+	.mdec_arith = mk_mdec_arith_avx2,
 	.read_sum = mk_read_sum_avx2,
 };

@@ -57,6 +57,7 @@ const struct mk_kern mk_kern_generic = {
 	.mdec_f16 = mk_mdec_f16_generic,
 	.mdec_bf16 = mk_mdec_bf16_generic,
 	.mdec_f32 = mk_mdec_f32_generic,
+	.mdec_arith = mk_mdec_arith_generic,
 	.read_sum = mk_read_sum_generic,
 	.a2a_scan = mk_a2a_scan_generic,
 };

@@ -24,8 +24,8 @@ mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 3 \
 [ "$(wc -l < kern.csv)" = "$((2 * (want - 1) + 1))" ] ||
     die "one row per path and density: $(cat kern.csv)"
 head -1 kern.csv
-awk -F, 'NR > 1 && !($2 == 4 && $3 == 64 && $5 > 0 && $6 > 0 && $6 <= $5) {
-    print "bad row: " $0 }' kern.csv
+awk -F, 'NR > 1 && !($2 == 4 && $3 == 64 && $5 > 0 && $6 > 0 && $6 <= $5 &&
+    $7 > 0 && $8 > 0 && NF == 8) { print "bad row: " $0 }' kern.csv
 echo "-- a cache shorter than a block: fine unless paged is timed"
 mdecode --bench --max-length 20 --bsz 1 --reps 1 --isa generic --threads 1 |
     cut -d, -f1-5
