@@ -238,37 +238,43 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * spread evenly over the whole block's arithmetic: issued in bursts, they
  * wait for the core's few miss buffers and hold the arithmetic behind
  * them (RESULTS.md: 0.54-0.69 of the read probe on one thread of the
- * Xeon with bursts, 0.80-0.92 spread).  Rows pf[0..n), rb bytes each,
- * the next line at row ri, byte lo.
+ * Xeon with bursts, 0.80-0.92 spread).  Each queue: rows p[0..n), rb
+ * bytes each, the next line at row i, byte lo.
  */
-struct pfq {
-	const char *const *pf;
-	int		 ri, n;
-	size_t		 lo, rb;
-	const char *const *ff;	/* rows into L2 only (stretch_slice) */
-	int		 fi, fn;
-	size_t		 flo;
+struct pfrows {
+	const char *const *p;
+	int		 i, n;
+	size_t		 lo;
 };
+
+struct pfq {
+	struct pfrows	 l1;	/* rows into L1 */
+	struct pfrows	 l2;	/* rows into L2 only (stretch_slice) */
+	size_t		 rb;
+};
+
+/* The queue's next line, if any (l2: a constant where inlined). */
+INL void
+pf_line(struct pfrows *r, size_t rb, int l2)
+{
+	if (r->i >= r->n)
+		return;
+	if (l2)
+		prefetch_l2(r->p[r->i] + r->lo);
+	else
+		prefetch(r->p[r->i] + r->lo);
+	r->lo += 64;
+	if (r->lo >= rb) {
+		r->lo = 0;
+		r->i++;
+	}
+}
 
 INL void
 pf_next(struct pfq *q)
 {
-	if (q->ri < q->n) {
-		prefetch(q->pf[q->ri] + q->lo);
-		q->lo += 64;
-		if (q->lo >= q->rb) {
-			q->lo = 0;
-			q->ri++;
-		}
-	}
-	if (q->fi < q->fn) {
-		prefetch_l2(q->ff[q->fi] + q->flo);
-		q->flo += 64;
-		if (q->flo >= q->rb) {
-			q->flo = 0;
-			q->fi++;
-		}
-	}
+	pf_line(&q->l1, q->rb, 0);
+	pf_line(&q->l2, q->rb, 1);
 }
 
 /*
@@ -416,8 +422,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
-	struct pfq pq = { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0, rb,
-	    ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 0 };
+	struct pfq pq = { { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0 },
+	    { ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 0 }, rb };
 	int r, j, c0;
 
 	/*
@@ -484,8 +490,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		default: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
 			    1, &pq); break;
 		}
-	while (pq.ri < pq.n || pq.fi < pq.fn)	/* what the arithmetic
-						 * did not take */
+	/* what the arithmetic did not take */
+	while (pq.l1.i < pq.l1.n || pq.l2.i < pq.l2.n)
 		pf_next(&pq);
 }
 
