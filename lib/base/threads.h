@@ -6,9 +6,10 @@
  * machine one 8 MB a2a-layout step took 7 ms on one thread and 10 to 18
  * ms on two (waking a second vCPU cost more than the work).  On a host
  * of 8 CPUs or more it takes a thread per slice of work: the same step's
- * layout took 1.10 ms on one thread of a 16-core host and 0.58 on four,
- * which brought the whole process within 2x of --version.  A pass states
- * its work as the milliseconds it would take one thread.
+ * layout took 1.10 ms on one thread of a 16-core host and 0.58 on four;
+ * the whole process 2.7 ms on 4 threads and 2.1 on 7 (an OpenMP team of
+ * 8 starts there in 0.28 ms).  A pass states its work as the
+ * milliseconds it would take one thread.
  */
 #ifndef MK_THREADS_H
 #define MK_THREADS_H
@@ -17,7 +18,7 @@
 #define MK_THREADS_MIN_MS	5.0
 /* Below it, hosts of this many CPUs take a thread per slice of work. */
 #define MK_THREADS_HOST_CPUS	8
-#define MK_THREADS_SLICE_MS	0.2
+#define MK_THREADS_SLICE_MS	0.1
 
 /* --threads N (1 to 1024), or 0 for the default. */
 void	mk_threads_set(int n);

@@ -336,8 +336,8 @@ test_report(void)
 
 /*
  * The thread rule: one thread for short work on small machines; a thread
- * per 0.2 ms of work on hosts of 8 CPUs or more (one 8 MB step, 0.65 ms
- * at 13 GB/s: 4 threads of 16); every CPU from 5 ms.
+ * per 0.1 ms of work on hosts of 8 CPUs or more (one 8 MB step, 0.65 ms
+ * at 13 GB/s: 7 threads of 16); every CPU from 5 ms.
  */
 static void
 test_threads_rule(void)
@@ -345,11 +345,11 @@ test_threads_rule(void)
 	CU_ASSERT_EQUAL(mk_threads_pick(0.65, 2), 1);
 	CU_ASSERT_EQUAL(mk_threads_pick(4.99, 4), 1);
 	CU_ASSERT_EQUAL(mk_threads_pick(5, 2), 2);
-	CU_ASSERT_EQUAL(mk_threads_pick(0.65, 16), 4);
-	CU_ASSERT_EQUAL(mk_threads_pick(0.1, 16), 1);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.65, 16), 7);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.05, 16), 1);
 	CU_ASSERT_EQUAL(mk_threads_pick(0, 16), 1);
 	CU_ASSERT_EQUAL(mk_threads_pick(-1, 16), 1);
-	CU_ASSERT_EQUAL(mk_threads_pick(0.5, 8), 3);
+	CU_ASSERT_EQUAL(mk_threads_pick(0.5, 8), 6);
 	CU_ASSERT_EQUAL(mk_threads_pick(4.9, 16), 16);
 	CU_ASSERT_EQUAL(mk_threads_pick(1e9, 128), 128);
 }
