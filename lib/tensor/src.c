@@ -61,9 +61,11 @@ mk_src_open(const char *path, struct mk_err *e)
 #ifdef F_SETPIPE_SZ
 	/*
 	 * A larger pipe: 64 KiB reads made reading a trace from a pipe cost
-	 * 3 times the counting.  1 MiB is what Linux lets anyone ask for.
+	 * 3 times the counting.  1 MiB is what Linux lets anyone ask for;
+	 * a pipe its producer made larger is left as it is (setting the
+	 * size also shrinks).
 	 */
-	if (S_ISFIFO(st.st_mode))
+	if (S_ISFIFO(st.st_mode) && fcntl(s->fd, F_GETPIPE_SZ) < (1 << 20))
 		(void)fcntl(s->fd, F_SETPIPE_SZ, 1 << 20);
 #endif
 	/* stdin redirected from a file may already be positioned inside it. */
