@@ -4,6 +4,8 @@
  *
  *   iofloor map|pread THREADS FILE [SKIP]     read FILE (page cache)
  *   iofloor write|mapwrite THREADS SRC DST    copy SRC to a new file DST
+ *   iofloor step THREADS FILE SKIP DST BYTES  a whole one-step run
+ *   iofloor none                              start and exit
  *
  * THREADS threads take 8 MiB pieces in turn.
  * map: FILE is mapped and every 64-byte line of a piece past the first
@@ -16,6 +18,12 @@
  * thread copies its pieces into the mapping.
  * Prints the GB/s of the bytes read or written; the time includes opening,
  * mapping and unmapping, not the process's start.
+ *
+ * step is the floor of a2a-layout's one-step run, timed from outside as a
+ * whole process beside `none`: FILE is mapped, THREADS threads each load
+ * every line of an equal share past SKIP, and BYTES bytes go to DST as
+ * a2a-layout writes an output (a temporary file beside it, renamed over
+ * it).  Prints nothing.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,12 +39,13 @@
 
 #define PIECE	((size_t)8 << 20)
 
-enum { MAP, PREAD, WRITE, MAPWRITE };
+enum { MAP, PREAD, WRITE, MAPWRITE, STEP, NONE };
 
 static int		 mode, fd;
 static size_t		 skip, size, npieces;
 static unsigned char	*base, *src;	/* FILE or DST's mapping; SRC */
 static size_t		 next;		/* the next piece, atomically */
+static size_t		 share;		/* step: a thread's bytes */
 static uint64_t		 sink;
 
 static double
@@ -104,9 +113,16 @@ worker(void *arg)
 	uint64_t x = 0;
 	size_t k, off;
 
-	(void)arg;
 	if (mode == PREAD && (buf = malloc(PIECE)) == NULL)
 		return NULL;
+	if (mode == STEP) {
+		off = skip + (size_t)(uintptr_t)arg * share;
+		if (off < size)
+			x = touch(base + off, size - off < share ? size - off :
+			    share);
+		__atomic_fetch_xor(&sink, x, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	while ((k = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < npieces) {
 		off = skip + k * PIECE;
 		piece(buf, off, size - off < PIECE ? size - off : PIECE, &x);
@@ -140,6 +156,24 @@ read_src(const char *path)
 	close(s);
 }
 
+/* BYTES bytes to DST as an output is written: a temporary, renamed. */
+static void
+write_out(const char *dst, size_t bytes)
+{
+	char tmp[4096];
+	unsigned char *b;
+	int o;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", dst);
+	if ((b = calloc(1, bytes + 1)) == NULL || (o = mkstemp(tmp)) < 0 ||
+	    fchmod(o, 0644) < 0 || write(o, b, bytes) != (ssize_t)bytes ||
+	    close(o) < 0 || rename(tmp, dst) < 0) {
+		perror(dst);
+		exit(1);
+	}
+	free(b);
+}
+
 /* Open (and map) the file the mode works on. */
 static void
 open_file(const char *path)
@@ -158,37 +192,70 @@ open_file(const char *path)
 		perror(path);
 		exit(1);
 	}
-	if ((mode == MAP || mode == MAPWRITE) && (base = mmap(NULL, size,
-	    mode == MAP ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	if ((mode == MAP || mode == MAPWRITE || mode == STEP) && (base = mmap(NULL, size,
+	    mode != MAPWRITE ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 	    0)) == MAP_FAILED) {
 		perror("mmap");
 		exit(1);
 	}
 }
 
+/* The floor of a one-step run: see the head of the file. */
+static int
+step(int n, const char *path, size_t at, const char *dst, size_t bytes)
+{
+	pthread_t th[256];
+	int i;
+
+	skip = at;
+	open_file(path);
+	if (size <= skip)
+		return 1;
+	share = ((size - skip) / (size_t)n + 4095) / 4096 * 4096;
+	/* the main thread takes share 0, as an OpenMP team's first does */
+	for (i = 1; i < n; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+	worker(NULL);
+	for (i = 1; i < n; i++)
+		pthread_join(th[i], NULL);
+	write_out(dst, bytes);
+	munmap(base, size);
+	close(fd);
+	return sink == 42;	/* the loads are used */
+}
+
 int
 main(int argc, char **argv)
 {
-	static const char *modes[] = { "map", "pread", "write", "mapwrite" };
+	static const char *modes[] = { "map", "pread", "write", "mapwrite",
+	    "step", "none" };
 	pthread_t th[256];
 	double t0, t;
 	int i, n;
 
-	for (mode = 0; argc > 1 && mode < 4 && strcmp(argv[1], modes[mode]);
+	for (mode = 0; argc > 1 && mode < 6 && strcmp(argv[1], modes[mode]);
 	    mode++)
 		continue;
-	if (argc < 4 || mode == 4 || (n = atoi(argv[2])) < 1 || n > 256 ||
-	    (mode >= WRITE && argc < 5)) {
+	if (mode == NONE)
+		return 0;
+	if (argc < 4 || mode == 6 || (n = atoi(argv[2])) < 1 || n > 256 ||
+	    (mode == WRITE && argc < 5) || (mode == MAPWRITE && argc < 5) ||
+	    (mode == STEP && argc < 7)) {
 		fprintf(stderr, "usage: iofloor map|pread THREADS FILE [SKIP]\n"
-		    "       iofloor write|mapwrite THREADS SRC DST\n");
+		    "       iofloor write|mapwrite THREADS SRC DST\n"
+		    "       iofloor step THREADS FILE SKIP DST BYTES\n"
+		    "       iofloor none\n");
 		return 2;
 	}
-	if (mode >= WRITE)
+	if (mode == STEP)
+		return step(n, argv[3], strtoull(argv[4], NULL, 10), argv[5],
+		    strtoull(argv[6], NULL, 10));
+	if (mode == WRITE || mode == MAPWRITE)
 		read_src(argv[3]);
 	else if (argc > 4)
 		skip = strtoull(argv[4], NULL, 10);
 	t0 = now();
-	open_file(argv[mode >= WRITE ? 4 : 3]);
+	open_file(argv[mode == WRITE || mode == MAPWRITE ? 4 : 3]);
 	if (size <= skip) {
 		fprintf(stderr, "%s: nothing past byte %zu\n", argv[3], skip);
 		return 1;
