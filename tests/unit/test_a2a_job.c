@@ -257,9 +257,59 @@ test_plan(void)
 	CU_ASSERT(gn == wn && memcmp(g, w, wn) == 0);
 	CU_ASSERT(same_tally(&got, &want));
 	mk_src_close(s);
+	free(g);
+	/* from a pipe, on 3 threads */
+	mk_threads_set(3);
+	CU_ASSERT_FATAL((s = mk_src_mem(npy, n, "pipe", 777)) != NULL);
+	g = run_job(s, NULL, &o, &gn, &got);
+	CU_ASSERT(gn == wn && memcmp(g, w, wn) == 0);
+	CU_ASSERT(same_tally(&got, &want));
+	mk_src_close(s);
+	mk_threads_set(0);
 	mk_a2a_phys_free(&m);
 	free(w);
 	free(g);
+	free(npy);
+}
+
+/*
+ * A pipe that ends inside step 2 (on 1 or 3 threads, in pieces of 1 to
+ * 5000 bytes): steps 0 and 1 come out, then one message, the same every
+ * way.
+ */
+static void
+test_pipe_cut(void)
+{
+	const size_t step = (size_t)NR * NT * NK * 8;
+	struct mk_a2a_sizing sz;
+	struct mk_a2a_job_opts o = job_opts(&sz);
+	struct mk_a2a_view v;
+	struct mk_a2a_job *j;
+	struct mk_src *s;
+	struct mk_err e;
+	size_t n, drip[] = { 1, 64, 5000 };
+	char *npy = random_trace(9, 4, &n), want[200];
+	int threads, d, k, r;
+
+	n = n - 4 * step + 2 * step + 1000;
+	snprintf(want, sizeof(want), "pipe: step 2: data ends after 1000 of "
+	    "%zu bytes", step);
+	for (threads = 1; threads <= 3; threads += 2)
+		for (d = 0; d < 3; d++) {
+			mk_threads_set(threads);
+			s = mk_src_mem(npy, n, "pipe", drip[d]);
+			CU_ASSERT_FATAL(s != NULL);
+			j = mk_a2a_job_open(&o, s, &e);
+			CU_ASSERT_FATAL(j != NULL);
+			for (k = 0; (r = mk_a2a_job_next(j, &v, &e)) > 0; k++)
+				continue;
+			CU_ASSERT_EQUAL(k, 2);
+			CU_ASSERT_EQUAL(r, -1);
+			CU_ASSERT_STRING_EQUAL(e.msg, want);
+			mk_a2a_job_close(j);
+			mk_src_close(s);
+		}
+	mk_threads_set(0);
 	free(npy);
 }
 
@@ -361,6 +411,7 @@ suite_a2a_job(void)
 
 	CU_add_test(s, "batches, pread, pipe = each step alone", test_batches);
 	CU_add_test(s, "routed through a plan", test_plan);
+	CU_add_test(s, "a pipe cut short in a later step", test_pipe_cut);
 	CU_add_test(s, "a trace without steps", test_no_steps);
 	CU_add_test(s, "the buffer-size report", test_report);
 	CU_add_test(s, "threads for short work", test_threads_rule);
