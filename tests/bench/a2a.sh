@@ -8,7 +8,8 @@
 #  - beside the floors of each case in the same run: a process that reads
 #    the file (mapped or by pread) or writes the outputs' bytes, a reader
 #    that does nothing with a pipe's bytes (iofloor.c, compiled here with
-#    cc), and a2a-layout --version.
+#    cc), a2a-layout --version, and a process doing one step's floor of
+#    work (iofloor step: map, load, write an output).
 #
 #   bash tests/bench/a2a.sh [STEPS [DTYPE]]     (default 1000 int64)
 #
