@@ -580,9 +580,8 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	const uint8_t *mask;
 	struct mk_mdec p;
 	struct bufs u;
-	double ns[256], fl[256], best, of[256];
-	int r;
-	int i, j, n, rc = -1;
+	double ns[256], fl[256], of[256], best;
+	int i, j, n, r, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);

@@ -49,6 +49,12 @@ EOF
 sync
 bytes=$(( $(stat -c %s "$tmp/trace.npy") - 128 ))
 
+# the median of the numbers on stdin, printed with FORMAT (default %.2f)
+median() {
+	sort -g | awk -v f="${1:-%.2f}" '{ v[NR] = $1 } END {
+		printf f "\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # median of n wall-clock runs of "$@", in ms (bash's clock: no fork)
 median_ms() {
 	local i t0 t1
@@ -57,11 +63,7 @@ median_ms() {
 		"$@" > /dev/null
 		t1=$EPOCHREALTIME
 		echo "$t0 $t1"
-	done | awk '{ v[NR] = ($2 - $1) * 1000 } END {
-		for (i = 2; i <= NR; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) {
-			t = v[j]; v[j] = v[j-1]; v[j-1] = t }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.2f\n", m }'
+	done | awk '{ print ($2 - $1) * 1000 }' | median
 }
 
 a2a() { "$bin/a2a-layout" -E 256 --hidden 7168 "$@"; }
@@ -109,9 +111,7 @@ median_floor() {	# BYTES MODE ARGS -> the median GB/s of n runs, as ms
 	shift
 	for ((i = 0; i < n; i++)); do
 		"$tmp/iofloor" "$1" "$(nproc)" "${@:2}"
-	done | sort -g | awk -v b="$b" '{ v[NR] = $1 } END {
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.2f\n", b / m / 1e6 }'
+	done | median %.9g | awk -v b="$b" '{ printf "%.2f\n", b / $1 / 1e6 }'
 }
 
 isa=generic
@@ -138,12 +138,12 @@ row() {	# name ms bytes
 		printf "%s,%s,%.2f,%.3f\n", c, ms, g, g / p }'
 }
 sbytes=$(( bytes / steps ))
-# the floor of a whole process: start, parse, exit (issue 12's target:
-# one step within 2x of it)
-# and the floor of such a run: a process that maps the step, loads its
-# lines on T threads (the best of 1, 2, 4, 8) and writes an output of the
-# same size as a2a-layout does (iofloor step), beside one that only starts
-# (iofloor none).  Taken in turns, 3N rounds; medians.
+# One step beside the floor of a whole process, --version (issue 12's
+# target: within 2x of it), and the floor of a one-step run: a process
+# that maps the step, loads its lines on T threads (the best of 1, 2, 4,
+# 8) and writes an output of the size a2a-layout writes (iofloor step),
+# beside one that only starts (iofloor none).  Taken in turns, 3N
+# rounds; medians.
 a2a --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/step.npy" > /dev/null
 ob1=$(stat -c %s "$tmp/o.npy")
 one_cmds=(ver all rep fnone)
@@ -159,19 +159,18 @@ one_run() {
 	f*) "$tmp/iofloor" step "${1#f}" "$tmp/step.npy" 128 "$tmp/o3.npy" "$ob1" ;;
 	esac
 }
+for ((r = 0; r < 3 * n; r++)); do
+	for c in "${one_cmds[@]}"; do
+		t0=$EPOCHREALTIME
+		one_run "$c" > /dev/null
+		t1=$EPOCHREALTIME
+		echo "$c $t0 $t1"
+	done
+done > "$tmp/one.txt"
 declare -A one_ms
 for c in "${one_cmds[@]}"; do
-	one_ms[$c]=$(for ((r = 0; r < 3 * n; r++)); do
-		for d in "${one_cmds[@]}"; do
-			t0=$EPOCHREALTIME
-			one_run "$d" > /dev/null
-			t1=$EPOCHREALTIME
-			echo "$d $t0 $t1"
-		done
-	done | awk -v c="$c" '$1 == c { v[++k] = ($3 - $2) * 1000 } END {
-		for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) {
-			t = v[j]; v[j] = v[j-1]; v[j-1] = t }
-		printf "%.3f\n", k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }')
+	one_ms[$c]=$(awk -v c="$c" '$1 == c { print ($3 - $2) * 1000 }' \
+	    "$tmp/one.txt" | median %.3f)
 done
 ver=${one_ms[ver]}
 one_all=${one_ms[all]}

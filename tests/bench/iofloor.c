@@ -221,7 +221,7 @@ step(int n, const char *path, size_t at, const char *dst, size_t bytes)
 	write_out(dst, bytes);
 	munmap(base, size);
 	close(fd);
-	return sink == 42;	/* the loads are used */
+	return 0;	/* the loads are volatile: none is dropped */
 }
 
 int
