@@ -143,36 +143,55 @@ row_off(const struct mk_mdec_task *t, size_t i, int paged)
 	    (size_t)t->bs) * t->ps;
 }
 
+/* Whether idx[0..n) is a whole block of consecutive positions. */
+INL int
+stretch(const size_t *idx, int n)
+{
+	return n == BLK && idx[BLK - 1] - idx[0] == BLK - 1;
+}
+
+/*
+ * Positions from piece position i on that share i's stretch of memory:
+ * the rest of the piece when dense, of i's page when paged (at most lim).
+ */
+INL int
+run_of(const struct mk_mdec_task *t, size_t i, int lim, int paged)
+{
+	size_t left;
+
+	if (!paged)
+		return lim;
+	left = (size_t)t->bs - (t->bshift >= 0 ? (t->p0 + i) &
+	    (((size_t)1 << t->bshift) - 1) : (t->p0 + i) % (size_t)t->bs);
+	return left < (size_t)lim ? (int)left : lim;
+}
+
 /*
  * The K and V rows of the BLK positions idx[0..n) into k[j * st] and
  * v[j * st] (rows past n repeat row 0: read, computed, then ignored).  A
- * whole block of consecutive positions in one stretch of memory (dense,
- * or one page of a paged cache) is found by adding the row stride, not
- * by a lookup a row (14.1-14.3 -> 13.4-13.5 ns a position in cache,
+ * whole block of consecutive positions is found by adding the row stride
+ * along each stretch of memory it spans (dense: one; paged: a page each),
+ * not by a lookup a row (14.1-14.3 -> 13.4-13.5 ns a position in cache,
  * RESULTS.md).
  */
-INL int
-stretch(const struct mk_mdec_task *t, const size_t *idx, int n, int paged)
-{
-	return n == BLK && idx[BLK - 1] - idx[0] == BLK - 1 && (!paged ||
-	    page_of(t, idx[0]) == page_of(t, idx[BLK - 1]));
-}
-
 INL void
 block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
     const char **k, const char **v, int st)
 {
 	const char *kb, *vb;
 	size_t o;
-	int j;
+	int j, e, run;
 
-	if (stretch(t, idx, n, paged)) {
-		o = row_off(t, idx[0], paged);
-		kb = (const char *)t->k + o;
-		vb = (const char *)t->v + o;
-		for (j = 0; j < BLK; j++) {
-			k[j * st] = kb + (size_t)j * t->ps;
-			v[j * st] = vb + (size_t)j * t->ps;
+	if (stretch(idx, n)) {
+		for (j = 0; j < BLK; j += run) {
+			run = run_of(t, idx[0] + (size_t)j, BLK - j, paged);
+			o = row_off(t, idx[0] + (size_t)j, paged);
+			kb = (const char *)t->k + o;
+			vb = (const char *)t->v + o;
+			for (e = 0; e < run; e++) {
+				k[(j + e) * st] = kb + (size_t)e * t->ps;
+				v[(j + e) * st] = vb + (size_t)e * t->ps;
+			}
 		}
 		return;
 	}
@@ -233,17 +252,24 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
 }
 
 /*
- * The lines of a later block's rows, handed out two at a time at each
- * step of the scores' and the values' loops, so that the prefetches
- * spread evenly over the whole block's arithmetic: issued in bursts, they
- * wait for the core's few miss buffers and hold the arithmetic behind
- * them (RESULTS.md: 0.54-0.69 of the read probe on one thread of the
- * Xeon with bursts, 0.80-0.92 spread).  Each queue: rows p[0..n), rb
- * bytes each, the next line at row i, byte lo.
+ * The lines of rows read next, handed out a few at each step of the
+ * scores' and the values' loops, so that the prefetches spread evenly
+ * over the block's arithmetic: issued in bursts, they wait for the
+ * core's few miss buffers and hold the arithmetic behind them
+ * (RESULTS.md: 0.54-0.69 of the read probe on one thread of the Xeon with
+ * bursts, 0.80-0.92 spread).  Into L1 go, while the scores are made, the
+ * block's own V rows, and while the values are summed, the K rows of the
+ * block computed next: each row comes half a block before it is read, so
+ * that L1 holds a block's K or V rows and the next ones, not two whole
+ * blocks (with blocks of 32 positions, the next block's K and V rows
+ * prefetched during the whole block thrashed L1: one thread, bsz 8,
+ * 88 ms where 16-position blocks took 83, paged 152-157 against 123,
+ * RESULTS.md).  Each queue: rows p[0],
+ * p[st], .. p[(n - 1) st], rb bytes each, the next line at row i, byte lo.
  */
 struct pfrows {
 	const char *const *p;
-	int		 i, n;
+	int		 i, n, st;
 	size_t		 lo;
 };
 
@@ -251,6 +277,7 @@ struct pfq {
 	struct pfrows	 l1;	/* rows into L1 */
 	struct pfrows	 l2;	/* rows into L2 only (stretch_slice) */
 	size_t		 rb;
+	int		 n1, n2;	/* lines of each a step */
 };
 
 /* The queue's next line, if any (l2: a constant where inlined). */
@@ -260,9 +287,9 @@ pf_line(struct pfrows *r, size_t rb, int l2)
 	if (r->i >= r->n)
 		return;
 	if (l2)
-		prefetch_l2(r->p[r->i] + r->lo);
+		prefetch_l2(r->p[r->i * r->st] + r->lo);
 	else
-		prefetch(r->p[r->i] + r->lo);
+		prefetch(r->p[r->i * r->st] + r->lo);
 	r->lo += 64;
 	if (r->lo >= rb) {
 		r->lo = 0;
@@ -273,8 +300,12 @@ pf_line(struct pfrows *r, size_t rb, int l2)
 INL void
 pf_next(struct pfq *q)
 {
-	pf_line(&q->l1, q->rb, 0);
-	pf_line(&q->l2, q->rb, 1);
+	int e;
+
+	for (e = 0; e < q->n1; e++)
+		pf_line(&q->l1, q->rb, 0);
+	for (e = 0; e < q->n2; e++)
+		pf_line(&q->l2, q->rb, 1);
 }
 
 /*
@@ -299,10 +330,8 @@ qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
 		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
-		if (SPREAD) {
+		if (SPREAD)
 			pf_next(pq);
-			pf_next(pq);
-		}
 #pragma GCC unroll 4
 		for (g = 0; g < GP; g++)
 			qv[g] = vload(qg[g] + (size_t)c * W);
@@ -340,10 +369,8 @@ pv_step(float *acc, int ld, const float *p, const char *const *vr, int c0,
 	for (r = 0; r < BLK / PJ; r++, p += W, vr += PJ)
 #pragma GCC unroll 16
 		for (jj = 0; jj < PJ; jj++) {
-			if (SPREAD) {
+			if (SPREAD)
 				pf_next(pq);
-				pf_next(pq);
-			}
 #pragma GCC unroll 4
 			for (g = 0; g < GB; g++)
 				pj[g] = vset1(p[g * PJ + jj]);
@@ -408,12 +435,14 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
 /*
  * Everything the heads g0 .. g0+GB-1 do with one block of nb rows: per
  * vector of scores, the (rarely) moved maxima, the probabilities and
- * their sums; then the values.
+ * their sums; then the values.  own: the first heads of the block, which
+ * bring its V rows into L1 (the group's later heads find them there).
  */
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
     int GB, const char *const *kr, const char *const *vr, int nb, int dt,
-    const char *const *pf, const char *const *ff, size_t rb, int Dc)
+    const char *const *pf, const char *const *ff, size_t rb, int Dc,
+    int own)
 {
 	const int GP = GB == 3 ? 4 : GB, PJ = W / GP, NV = BLK / PJ;
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
@@ -422,8 +451,13 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
-	struct pfq pq = { { pf, 0, SPREAD && pf != NULL ? 2 * BLK : 0, 0 },
-	    { ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 0 }, rb };
+	/* steps of the scores' loop, of the values' loops; lines a row */
+	const int S1 = NV * nch, S2 = (nch + CB - 1) / CB * BLK;
+	const int lpr = (int)((rb + 63) / 64);
+	struct pfq pq = { { vr, 0, SPREAD && own ? BLK : 0, 1, 0 },
+	    { ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 1, 0 }, rb,
+	    (BLK * lpr + S1 - 1) / S1, (2 * BLK * lpr + S1 + S2 - 1) /
+	    (S1 + S2) };
 	int r, j, c0;
 
 	/*
@@ -471,6 +505,10 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		l = l + s[r];
 	}
 	vstore(ls, l);
+	while (pq.l1.i < pq.l1.n)	/* what the scores did not take */
+		pf_line(&pq.l1, rb, 0);
+	pq.l1 = (struct pfrows){ pf, 0, SPREAD && pf != NULL ? BLK : 0, 2, 0 };
+	pq.n1 = (BLK * lpr + S2 - 1) / S2;
 	for (c0 = 0; c0 < nch; c0 += CB)
 		switch (nch - c0 < CB ? nch - c0 : CB) {
 		case 8: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
@@ -496,34 +534,49 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 }
 
 /*
- * The rows probe's block: every row of K and V, a load per W floats
- * (their bits xored, no arithmetic on them), with the prefetches the
- * kernel issues (pf: 2 rows each of BLK positions, or NULL).
+ * The rows probe's rows rows[0..nb): a load per W floats (their bits
+ * xored into *a, no arithmetic on them), prefetching row j of pr (stride
+ * st; NULL: none) and 2 of ff (NULL: none) with row j.
+ */
+INL void
+read_rows(const char *const *rows, int nb, size_t rb, VEC *a,
+    const char *const *pr, int st, const char *const *ff)
+{
+	const int nf = (int)(rb / 4);	/* whole floats of a row */
+	int j, c;
+
+	for (j = 0; j < nb; j++) {
+		if (pr != NULL)
+			prefetch_row(pr[j * st], rb, 0);
+		if (ff != NULL) {
+			prefetch_row(ff[2 * j], rb, 1);
+			prefetch_row(ff[2 * j + 1], rb, 1);
+		}
+		for (c = 0; c < nf; c += W)
+			*a = vxor(*a, vrow(rows[j], c, MK_F32, nf - c < W ?
+			    nf - c : W));
+	}
+}
+
+/*
+ * The rows probe's block: every K row, then every V row, with the
+ * prefetches the kernel issues in the same order (pf: the next block's
+ * rows, K and V alternating, or NULL).
  */
 INL void
 read_block(const struct mk_mdec_task *t, const char *const *kr,
     const char *const *vr, int nb, const char *const *pf,
     const char *const *ff, size_t rb)
 {
-	const int nf = (int)(rb / 4);	/* whole floats of a row */
 	VEC a = vload(t->acc);
-	int j, c;
 
-	for (j = 0; j < nb; j++) {
-		if (pf != NULL) {
-			prefetch_row(pf[2 * j], rb, 0);
-			prefetch_row(pf[2 * j + 1], rb, 0);
-		}
-		if (ff != NULL) {
-			prefetch_row(ff[2 * j], rb, 1);
-			prefetch_row(ff[2 * j + 1], rb, 1);
-		}
-		for (c = 0; c < nf; c += W) {
-			a = vxor(a, vrow(kr[j], c, MK_F32, nf - c < W ?
-			    nf - c : W));
-			a = vxor(a, vrow(vr[j], c, MK_F32, nf - c < W ?
-			    nf - c : W));
-		}
+	if (SPREAD) {
+		read_rows(kr, nb, rb, &a, vr, 1, ff);
+		read_rows(vr, nb, rb, &a, pf, 2, NULL);
+	} else {
+		read_rows(kr, nb, rb, &a, pf, 2, ff);
+		read_rows(vr, nb, rb, &a, pf == NULL ? NULL : pf + 1, 2,
+		    NULL);
 	}
 	vstore(t->acc, a);
 }
@@ -533,26 +586,43 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
  * by head (rows of D elements, KH of them apart) and jump to a random
  * page every block.  Memory serves that order slowly (a plain read of
  * 32 KiB pages in random order, head by head inside them: 0.55-0.62 of a
- * sequential one here, RESULTS.md), so the next block's page (all kv
- * heads) is also brought into L2 in address order, walk h of KH taking
- * slice h of it: rows ff[0..2*BLK), K and V alternating, of the stretch
- * that starts at position pos.  The rows each walk reads next still come
- * into L1 as before.  (For [B, M, KH, D], whose stretches follow each
- * other, the hardware prefetchers do this already: 10 % slower with it.)
+ * sequential one here, RESULTS.md), so the next block's pages (all kv
+ * heads, BLK KH rows) are also brought into L2 in address order, walk h
+ * of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows ff[0..2*BLK),
+ * K and V alternating, of the stretch that starts at position pos.  The
+ * rows each walk reads next still come into L1 as before.  (For
+ * [B, M, KH, D], whose stretches follow each other, the hardware
+ * prefetchers do this already: 10 % slower with it.)  Returns 0, ff
+ * unfilled, where walk h has no slice (h not below KH).
  */
-INL void
+INL int
 stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
     int paged, const char **ff)
 {
-	/* t->k already points h rows of rb bytes into each position */
-	const size_t o = row_off(t, pos, paged) + (size_t)h * (BLK - 1) * rb;
-	const char *kb = (const char *)t->k + o, *vb = (const char *)t->v + o;
-	int j;
+	/* t->k points h rows of rb bytes into each position */
+	const size_t kh = t->ps / rb, lo = (size_t)h * BLK;
+	const char *kb, *vb;
+	size_t o, r = 0, a, b;	/* r: rows of the pages before this run */
+	int i, run;
 
-	for (j = 0; j < BLK; j++) {
-		ff[2 * j] = kb + (size_t)j * rb;
-		ff[2 * j + 1] = vb + (size_t)j * rb;
+	if (lo + BLK > kh * BLK)
+		return 0;
+	for (i = 0; i < BLK && r < lo + BLK; i += run, r += (size_t)run * kh) {
+		run = run_of(t, pos + (size_t)i, BLK - i, paged);
+		if (r + (size_t)run * kh <= lo)
+			continue;
+		o = row_off(t, pos + (size_t)i, paged) - (size_t)h * rb;
+		kb = (const char *)t->k + o;
+		vb = (const char *)t->v + o;
+		a = r > lo ? r : lo;
+		b = r + (size_t)run * kh < lo + BLK ? r + (size_t)run * kh :
+		    lo + BLK;
+		for (; a < b; a++) {
+			ff[2 * (a - lo)] = kb + (a - r) * rb;
+			ff[2 * (a - lo) + 1] = vb + (a - r) * rb;
+		}
 	}
+	return 1;
 }
 
 /*
@@ -576,10 +646,9 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		p = NULL;
 	else
 		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
-	if (paged && h >= 0 && stretch(t, nxt, nn, paged)) {
-		stretch_slice(t, nxt[0], h, rb, paged, ff);
+	if (paged && h >= 0 && stretch(nxt, nn) &&
+	    stretch_slice(t, nxt[0], h, rb, paged, ff))
 		fp = ff;
-	}
 	if (t->rd) {
 		read_block(t, kr, vr, nb, p, fp, rb);
 		return;
@@ -588,13 +657,13 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
 		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, fp, rb,
-		    Dc); break;
+		    Dc, g0 == 0); break;
 		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, fp, rb,
-		    Dc); break;
+		    Dc, g0 == 0); break;
 		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, fp, rb,
-		    Dc); break;
+		    Dc, g0 == 0); break;
 		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, fp, rb,
-		    Dc); break;
+		    Dc, g0 == 0); break;
 		}
 	}
 }

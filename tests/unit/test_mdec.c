@@ -399,11 +399,11 @@ as_bmhd(const struct prob *x, void **k, void **v)
  * Sequences 0 and 1 share their first block where x made their data equal
  * (share_prefix).  lens[b] as given.  near: the pool in order but for
  * every sixteenth entry, swapped with a spare block at the end (which
- * then holds its rows, the block in its place NaN): sixteen positions
- * whose first and last rows lie as far apart as in a dense cache still
- * have a row elsewhere, and a kernel that took them for one stretch would
- * read NaN (a permutation of whole rows would not show: attention does
- * not see the order of its positions).
+ * then holds its rows, the block in its place NaN): pages that follow
+ * each other in memory but for one, so that a kernel that took a run of
+ * pages (a softmax block spans several when bs < MK_MDEC_BLOCK) for one
+ * stretch would read NaN (a permutation of whole rows would not show:
+ * attention does not see the order of its positions).
  */
 static struct mk_mdec
 as_paged(const struct prob *x, int bs, const int64_t *lens, int share,
