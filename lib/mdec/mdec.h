@@ -35,8 +35,8 @@ struct mk_kern;
 /*
  * Unmasked positions per softmax block: each block pays a fixed cost
  * (its maxima, exponentials, row addresses, the accumulators' loads and
- * stores) that 32 positions share better than 16 (in cache, f16 G 4:
- * 12.9 against 13.9 ns a position; 64: 13.0, RESULTS.md).
+ * stores) that 32 positions share better than 16 or 64 (in cache, f16
+ * G 4: 12.6 ns a position against 14.5 and 13.0-13.5, RESULTS.md).
  */
 #define MK_MDEC_BLOCK	32
 

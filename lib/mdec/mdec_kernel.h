@@ -161,8 +161,7 @@ run_of(const struct mk_mdec_task *t, size_t i, int lim, int paged)
 
 	if (!paged)
 		return lim;
-	left = (size_t)t->bs - (t->bshift >= 0 ? (t->p0 + i) &
-	    (((size_t)1 << t->bshift) - 1) : (t->p0 + i) % (size_t)t->bs);
+	left = (page_of(t, i) + 1) * (size_t)t->bs - (t->p0 + i);
 	return left < (size_t)lim ? (int)left : lim;
 }
 
