@@ -79,9 +79,13 @@ reference(const struct mk_a2a_scan *s, struct want *w)
 	}
 }
 
-/* A random id: mostly experts, some drops, rarely out of range. */
+/*
+ * A random id: mostly experts, some drops, rarely out of range; hot: more
+ * than half of them one of three experts (skewed routing, which the
+ * kernels count into several histograms).
+ */
 static int64_t
-random_id(struct rng *g, int E, int odd)
+random_id(struct rng *g, int E, int odd, int hot)
 {
 	uint64_t u = rng_next(g) % 1000;
 
@@ -90,6 +94,8 @@ random_id(struct rng *g, int E, int odd)
 		    1000) : -2 - (int64_t)(rng_next(g) % 1000);
 	if (u < 40)
 		return -1;
+	if (hot && u < 600)
+		return (int64_t)(u % 3) % E;
 	return (int64_t)(rng_next(g) % (uint64_t)E);
 }
 
@@ -101,6 +107,7 @@ one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
 	struct mk_a2a_scan s;
 	struct want w;
 	int E = R * epr, RR = R / MK_A2A_NVL, odd = rng_next(g) % 3 == 0, i;
+	int hot = rng_next(g) % 2 == 0;
 	/* rows wider than the channels scanned: a piece of a rank */
 	int C = nch + (rng_next(g) % 3 == 0 ? 1 + (int)(rng_next(g) % 3) : 0);
 	size_t n = (size_t)T * (size_t)K, j;
@@ -117,7 +124,7 @@ one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
 	CU_ASSERT_FATAL(ids64 && ids32 && hist && chan && nchan && w.hist &&
 	    w.chan && w.nchan);
 	for (j = 0; j < n; j++) {
-		ids64[j] = random_id(g, E, odd);
+		ids64[j] = random_id(g, E, odd, hot);
 		/* a repeat of the previous slot: duplicates within a token */
 		if (j > 0 && rng_next(g) % 16 == 0)
 			ids64[j] = ids64[j - 1];
