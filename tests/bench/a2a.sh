@@ -16,12 +16,14 @@
 # N runs per figure, medians (default N=5).  Traces are generated with
 # numpy into a temporary directory (1000 int64 steps are 8.4 GB: keep
 # that much memory free for the page cache) and removed at exit.  Needs
-# build/bin (make all) and python3 with numpy.
+# build/bin and build/libmoekit.a (make all; BIN and LIB name others) and
+# python3 with numpy.
 set -eu
 steps=${1:-1000}
 dtype=${2:-int64}
 n=${N:-5}
-bin=$(cd build/bin && pwd)
+bin=$(cd "${BIN:-build/bin}" && pwd)
+lib=${LIB:-build/libmoekit.a}
 py=python3
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
     py=/usr/bin/python3
@@ -106,6 +108,10 @@ copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
 # pwrite or through a mapping, and do nothing else (iofloor.c; its own
 # clock, no process start).
 cc -O2 -pthread -o "$tmp/iofloor" "$(dirname "$0")/iofloor.c"
+# The ceiling of the counting's arithmetic: the kernel alone on ids in
+# cache, every CPU counting its own (scanrate.c, against the library).
+cc -std=c11 -O2 -D_GNU_SOURCE -fopenmp -Ilib -o "$tmp/scanrate" \
+    "$(dirname "$0")/scanrate.c" "$lib" -lm
 median_floor() {	# BYTES MODE ARGS -> the median GB/s of n runs, as ms
 	local i b=$1
 	shift
@@ -129,6 +135,11 @@ dd_gbps=$(dd if="$tmp/trace.npy" of=/dev/null bs=8M 2>&1 |
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel path $isa"
 echo "memory read probe (mdecode --bench, $(nproc) threads): $probe GB/s"
 echo "page-cache read (dd bs=8M, one thread): $dd_gbps GB/s"
+for sk in 0 1; do
+	echo "counting alone, ids in cache (scanrate, $(nproc) threads, Zipf $sk): $(
+	    "$tmp/scanrate" "$(nproc)" $sk | sed 's/.*, R 32: //')"
+	echo "  the same, one thread: $("$tmp/scanrate" 1 $sk | sed 's/.*, R 32: //')"
+done
 echo "trace: $steps x [32, 4096, 8] $dtype, $bytes bytes; median of $n runs"
 echo
 echo "case,ms,gbps,frac_probe"
