@@ -21,24 +21,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "a2a/a2a_scan.h"
+#include "base/clock.h"
 #include "base/errmsg.h"
 #include "simd/kern.h"
 
 #define TOPK	8
 #define EXPERTS	256
 #define CHANNELS	24
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* xorshift64*: a uniform double in [0, 1) */
 static double
@@ -145,12 +136,12 @@ main(int argc, char **argv)
 		mk_kern()->a2a_scan(&s);	/* warm */
 #pragma omp barrier
 #pragma omp master
-		t0 = now();
+		t0 = mk_seconds();
 #pragma omp barrier
 		do {
 			mk_kern()->a2a_scan(&s);
 			n++;
-		} while ((t1 = now()) - t0 < secs);
+		} while ((t1 = mk_seconds()) - t0 < secs);
 		ns[me] = (t1 - t0) * 1e9 / ((double)n * (double)T);
 		total += n * T;
 		free(ids);
@@ -158,7 +149,7 @@ main(int argc, char **argv)
 		free(chan);
 		free(nchan);
 	}
-	wall = now() - t0;
+	wall = mk_seconds() - t0;
 	qsort(ns, (size_t)threads, sizeof(double), cmp_double);
 	printf("%d threads, skew %g, R %d: %.3f ns a token a thread, "
 	    "%.2f GB/s together\n", threads, skew, R, ns[threads / 2],
