@@ -18,8 +18,9 @@
  * on the two ports Intel runs 512-bit work on, which were the bottleneck.
  * The histogram is kept in COPIES copies, token t of a batch counting into
  * copy t % COPIES, summed at the end: a hot expert's increments in
- * consecutive tokens then do not wait for each other's stores (skewed
- * routing ran 21 % slower than uniform with one copy, as fast with four).
+ * consecutive tokens then do not wait for each other's stores (in cache
+ * on Zen 5, Zipf-1.5 routing ran about 20 % slower than uniform with one
+ * copy, as fast with four; RESULTS.md).
  * A batch holding an id out of range (rare) and the tokens left over go
  * one at a time, counted in 16-bit lanes per rank.
  */
@@ -371,7 +372,7 @@ span_ng(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 
 /*
  * span_ng with NG and HS constants: ng groups of 8 ranks, 0 for one at a
- * time; HSTRIDE between the histograms, or 0 for one.
+ * time; many: the histograms HSTRIDE apart, else one.
  */
 #define SPAN_NG(HS)	do {						\
 	switch (ng) {							\
@@ -389,9 +390,9 @@ span_ng(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 
 __attribute__((target("avx512bitalg"))) static int64_t
 span(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
-    int64_t t1, int ch, int ng, int copies)
+    int64_t t1, int ch, int ng, int many)
 {
-	if (copies)
+	if (many)
 		SPAN_NG(HSTRIDE);
 	SPAN_NG(0);
 }
