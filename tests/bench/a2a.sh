@@ -7,9 +7,10 @@
 #    mdecode --bench over 2 GiB) and the page-cache read rate (dd);
 #  - beside the floors of each case in the same run: a process that reads
 #    the file (mapped or by pread) or writes the outputs' bytes, a reader
-#    that does nothing with a pipe's bytes (iofloor.c, compiled here with
-#    cc), a2a-layout --version, and a process doing one step's floor of
-#    work (iofloor step: map, load, write an output).
+#    that places a pipe's steps and does nothing else or has every CPU
+#    load them (iofloor.c, compiled here with cc), a2a-layout --version,
+#    and a process doing one step's floor of work (iofloor step: map,
+#    load, write an output).
 #
 #   bash tests/bench/a2a.sh [STEPS [DTYPE]]     (default 1000 int64)
 #
@@ -71,9 +72,10 @@ median_ms() {
 a2a() { "$bin/a2a-layout" -E 256 --hidden 7168 "$@"; }
 a2a_generic() { MOEKIT_ISA=generic "$bin/a2a-layout" -E 256 --hidden 7168 "$@"; }
 from_pipe() { cat "$tmp/trace.npy" | a2a "$@"; }
-# The floor of a pipe: a reader that does nothing with the bytes (a 1 MiB
-# pipe, as a2a-layout asks for, 8 MiB reads), fed by cat or by a producer
-# that splices the file into the pipe (no copy on its side).
+# The floor of a pipe as the earlier visits took it: a reader that does
+# nothing with the bytes (a 1 MiB pipe, as a2a-layout asks for, reads of
+# up to 8 MiB, each into the buffer's start), fed by a producer that
+# splices the file into the pipe (no copy on its side); and that producer.
 cat > "$tmp/sink.py" <<'EOF2'
 import os, fcntl
 try:
@@ -98,8 +100,12 @@ while off < n:
         break
     off += k
 EOF2
-cat_sink() { cat "$tmp/trace.npy" | $py "$tmp/sink.py"; }
 splice_sink() { $py "$tmp/splice.py" "$tmp/trace.npy" | $py "$tmp/sink.py"; }
+# The floors a2a-layout faces: each 8 MiB step placed whole in one buffer
+# (the sink above reads every piece into its first MiB, which stays in
+# cache), then loaded by nobody (pipe 0) or by every CPU (pipe N).
+cat_place() { cat "$tmp/trace.npy" | "$tmp/iofloor" pipe "$1" > /dev/null; }
+splice_place() { $py "$tmp/splice.py" "$tmp/trace.npy" | "$tmp/iofloor" pipe "$1" > /dev/null; }
 from_splice() { $py "$tmp/splice.py" "$tmp/trace.npy" | a2a "$@"; }
 # The floor of writing the outputs: copying their bytes to a new file.
 copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
@@ -205,9 +211,12 @@ row "  writing those outputs' bytes anew (cat o.npy > o2.npy)" "$(median_ms copy
 row "  the same by $(nproc) threads, pwrite" "$(median_floor $obytes write "$tmp/o.npy" "$tmp/o2.npy")" $obytes
 row "  the same by $(nproc) threads, into a mapping" "$(median_floor $obytes mapwrite "$tmp/o.npy" "$tmp/o2.npy")" $obytes
 row "trace pipe, --report" "$(median_ms from_pipe --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
-row "  pipe floor: cat into a reader that does nothing" "$(median_ms cat_sink)" $bytes
+row "  pipe floor: cat into a reader that places each step" "$(median_ms cat_place 0)" $bytes
+row "  the same, then $(nproc) threads load each step" "$(median_ms cat_place "$(nproc)")" $bytes
 row "trace pipe from a splicing producer, --report" "$(median_ms from_splice --report --emit num_tokens_per_rank -o "$tmp/o.npy")" $bytes
-row "  pipe floor: a splicing producer into a reader that does nothing" "$(median_ms splice_sink)" $bytes
+row "  pipe floor: a splicing producer into a reader that reads to its first MiB" "$(median_ms splice_sink)" $bytes
+row "  pipe floor: a splicing producer into a reader that places each step" "$(median_ms splice_place 0)" $bytes
+row "  the same, then $(nproc) threads load each step" "$(median_ms splice_place "$(nproc)")" $bytes
 row "trace file, --report, 1 thread" "$(median_ms a2a --threads 1 --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 row "trace file, --report, generic" "$(median_ms a2a_generic --report --emit num_tokens_per_rank -o "$tmp/o.npy" "$tmp/trace.npy")" $bytes
 awk -v v="$ver" -v a="$one_all" -v r="$one_rep" -v fn="${one_ms[fnone]}" \
