@@ -113,7 +113,8 @@ copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
 # map or pread the file, or write the outputs' bytes to a new file with
 # pwrite or through a mapping, and do nothing else (iofloor.c; its own
 # clock, no process start).
-cc -O2 -pthread -o "$tmp/iofloor" "$(dirname "$0")/iofloor.c"
+cc -O2 -pthread -I"$(dirname "$0")/../../lib" -o "$tmp/iofloor" \
+    "$(dirname "$0")/iofloor.c"
 # The ceiling of the counting's arithmetic: the kernel alone on ids in
 # cache, every CPU counting its own (scanrate.c, against the library).
 cc -std=c11 -O2 -D_GNU_SOURCE -fopenmp -Ilib -o "$tmp/scanrate" \

@@ -46,8 +46,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "base/clock.h"
 
 #define PIECE	((size_t)8 << 20)
 
@@ -59,15 +60,6 @@ static unsigned char	*base, *src;	/* FILE or DST's mapping; SRC */
 static size_t		 next;		/* the next piece, atomically */
 static size_t		 share;		/* step: a thread's bytes */
 static uint64_t		 sink;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Load one word of every line of [p, p + n): the line comes whole. */
 static uint64_t
@@ -289,7 +281,7 @@ pipe_floor(int n)
 		for (got = 0; got < PIECE && (k = read(0, base + got,
 		    PIECE - got)) > 0; got += (size_t)k)
 			if (total == 0 && got == 0)
-				t0 = now();
+				t0 = mk_seconds();
 		if (k < 0) {
 			perror("read");
 			return 1;
@@ -306,7 +298,7 @@ pipe_floor(int n)
 	__atomic_store_n(&pstep, -1, __ATOMIC_RELEASE);
 	for (i = 1; i < n; i++)
 		pthread_join(th[i], NULL);
-	printf("%.2f\n", (double)total / (now() - t0) / 1e9);
+	printf("%.2f\n", (double)total / (mk_seconds() - t0) / 1e9);
 	return 0;
 }
 
@@ -343,7 +335,7 @@ main(int argc, char **argv)
 		read_src(argv[3]);
 	else if (argc > 4)
 		skip = strtoull(argv[4], NULL, 10);
-	t0 = now();
+	t0 = mk_seconds();
 	open_file(argv[mode == WRITE || mode == MAPWRITE ? 4 : 3]);
 	if (size <= skip) {
 		fprintf(stderr, "%s: nothing past byte %zu\n", argv[3], skip);
@@ -357,7 +349,7 @@ main(int argc, char **argv)
 	if (base != NULL)
 		munmap(base, size);
 	close(fd);
-	t = now() - t0;
+	t = mk_seconds() - t0;
 	printf("%.2f\n", (double)(size - skip) / t / 1e9);
 	return 0;
 }

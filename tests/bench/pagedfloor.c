@@ -6,6 +6,8 @@
  *
  *   pagedfloor THREADS [MIB [SHUFFLE]]
  *
+ * (cc -O2 -pthread -Ilib -o pagedfloor tests/bench/pagedfloor.c)
+ *
  * K and V are MIB MiB each (default 1024), pages of 16 positions x 8 kv
  * heads x 128 f16 dims (32 KiB, vLLM's default block size at the seed's
  * shape), blocks of two pages (mdecode's 32 positions).  SHUFFLE 1
@@ -26,7 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "base/clock.h"
 
 #define RB	256			/* a row: 128 f16 dims */
 #define KH	8
@@ -39,15 +42,6 @@ static uint32_t		*perm;		/* page order */
 static size_t		 npages;
 static int		 nthreads, order;
 static uint64_t		 sink;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Every line of [p, p + n), one word each: the line comes whole. */
 static uint64_t
@@ -133,7 +127,7 @@ static double
 pass(int o)
 {
 	pthread_t th[256];
-	double t0 = now();
+	double t0 = mk_seconds();
 	int i;
 
 	order = o;
@@ -141,7 +135,7 @@ pass(int o)
 		pthread_create(&th[i], NULL, walk, (void *)(uintptr_t)i);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(th[i], NULL);
-	return 2.0 * (double)(npages * PG) / (now() - t0) / 1e9;
+	return 2.0 * (double)(npages * PG) / (mk_seconds() - t0) / 1e9;
 }
 
 int
