@@ -263,8 +263,8 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * blocks (with blocks of 32 positions, the next block's K and V rows
  * prefetched during the whole block thrashed L1: one thread, bsz 8,
  * 88 ms where 16-position blocks took 83, paged 152-157 against 123,
- * RESULTS.md).  Each queue: rows p[0],
- * p[st], .. p[(n - 1) st], rb bytes each, the next line at row i, byte lo.
+ * RESULTS.md).  Each queue: rows p[0], p[st], .. p[(n - 1) st], rb
+ * bytes each, the next line at row i, byte lo.
  */
 struct pfrows {
 	const char *const *p;
@@ -583,9 +583,10 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
 /*
  * In a paged cache the walks side by side read a block of positions head
  * by head (rows of D elements, KH of them apart) and jump to a random
- * page every block.  Memory serves that order slowly (a plain read of
- * 32 KiB pages in random order, head by head inside them: 0.55-0.62 of a
- * sequential one here, RESULTS.md), so the next block's pages (all kv
+ * page every block.  Memory serves that order slowly on some machines
+ * (one thread of the Zen 5 VM, tests/bench/pagedfloor.c: 0.42 of a
+ * row-by-row read with these prefetches, 0.32 without; the Xeon: no
+ * slower, RESULTS.md), so the next block's pages (all kv
  * heads, BLK KH rows) are also brought into L2 in address order, walk h
  * of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows ff[0..2*BLK),
  * K and V alternating, of the stretch that starts at position pos.  The
