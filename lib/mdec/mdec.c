@@ -27,9 +27,9 @@ struct piece {
 
 struct plan {
 	struct piece	*pieces;
-	int		*first;		/* [T + 1]: thread t has pieces
-					 * first[t] .. first[t+1]-1 */
-	int		 npieces;
+	int		*first;		/* [nchunks + 1]: chunk c has pieces
+					 * first[c] .. first[c+1]-1 */
+	int		 nchunks, npieces;
 	int		 heads;		/* pieces of one stretch in a row: 1, or
 					 * KH (one per kv head) */
 };
@@ -47,8 +47,8 @@ mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi)
 }
 
 /*
- * Equal shares of all the units' positions, one contiguous range per
- * thread, cut where units end.  A unit is a row (batch, kv head) of a
+ * Chunks: NC equal shares of all the units' positions, each a contiguous
+ * range, cut where units end.  A unit is a row (batch, kv head) of a
  * [B, KH, M, D] cache, whose positions are contiguous; in the layouts
  * that keep a position's kv heads side by side ([B, M, KH, D], paged) it
  * is a sequence, and each stretch of it becomes a piece per kv head, in
@@ -57,26 +57,26 @@ mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi)
  * ranges keep the hardware prefetchers on one stream per thread.
  */
 static int
-make_plan(const struct mk_mdec *p, int T, struct plan *pl)
+make_plan(const struct mk_mdec *p, int NC, struct plan *pl)
 {
 	const int heads = p->layout == MK_MDEC_BHMD ? 1 : p->KH;
 	const int64_t units = (int64_t)p->B * p->KH / heads;
 	int64_t N = 0, lo, hi, u, at = 0, len, end;
 	size_t a, b, cap;
-	int t, h, n = 0;
+	int c, h, n = 0;
 
 	for (u = 0; u < units; u++)
 		N += mk_mdec_len(p, u * heads / p->KH);
-	cap = ((size_t)units + (size_t)T) * (size_t)heads;
+	cap = ((size_t)units + (size_t)NC) * (size_t)heads;
 	pl->pieces = malloc(cap * sizeof(*pl->pieces));
-	pl->first = malloc(((size_t)T + 1) * sizeof(*pl->first));
+	pl->first = malloc(((size_t)NC + 1) * sizeof(*pl->first));
 	if (pl->pieces == NULL || pl->first == NULL)
 		return -1;
 	pl->heads = heads;
 	/* at: where unit u starts in the concatenation of all units */
-	for (u = 0, t = 0; t < T; t++) {
-		pl->first[t] = n;
-		mk_slice((size_t)N, 1, t, T, &a, &b);
+	for (u = 0, c = 0; c < NC; c++) {
+		pl->first[c] = n;
+		mk_slice((size_t)N, 1, c, NC, &a, &b);
 		for (lo = (int64_t)a, hi = (int64_t)b; lo < hi; lo = end) {
 			while (lo >= at + (len = mk_mdec_len(p,
 			    u * heads / p->KH))) {
@@ -91,7 +91,8 @@ make_plan(const struct mk_mdec *p, int T, struct plan *pl)
 			}
 		}
 	}
-	pl->first[T] = n;
+	pl->first[NC] = n;
+	pl->nchunks = NC;
 	pl->npieces = n;
 	return 0;
 }
@@ -345,51 +346,83 @@ mk_mdec_populate(const void *p, size_t n, int threads)
 	}
 }
 
+/* What the chunks of a run share. */
+struct runctx {
+	const struct mk_mdec	*p;
+	const struct plan	*pl;
+	const float		*qs;
+	float			*st;
+	struct layout		 y;
+	size_t			 wn;	/* floats of work a kernel call's walk */
+	int			 ld, G, rd;
+	void			(*fn)(const struct mk_mdec_task *, int);
+};
+
+/* Chunk ch of the plan, with the calling thread's scratch work. */
+static void
+run_chunk(const struct runctx *x, int ch, float *work)
+{
+	const struct plan *pl = x->pl;
+	struct mk_mdec_task t[MK_MDEC_GROUP];
+	const struct piece *c;
+	float *s;
+	int i, h, n;
+
+	for (i = pl->first[ch]; i < pl->first[ch + 1]; i += n) {
+		/* a stretch's kv heads, MK_MDEC_GROUP at a time */
+		n = pl->heads - (i - pl->first[ch]) % pl->heads;
+		n = n < MK_MDEC_GROUP ? n : MK_MDEC_GROUP;
+		for (h = 0; h < n; h++) {
+			c = &pl->pieces[i + h];
+			s = x->st + (size_t)(i + h) * x->y.stride;
+			task_rows(x->p, c, &t[h]);
+			t[h].mask = x->p->mask == NULL ? NULL : x->p->mask +
+			    (size_t)c->row * (size_t)x->p->mrow +
+			    (size_t)c->start;
+			t[h].D = x->p->D;
+			t[h].G = x->G;
+			t[h].ld = x->ld;
+			t[h].q = x->qs + (size_t)c->row * (size_t)x->G *
+			    (size_t)x->ld;
+			t[h].m = s;
+			t[h].l = s + x->G;
+			t[h].acc = s + x->y.acc;
+			t[h].work = work + (size_t)h * x->wn;
+			t[h].rd = x->rd;
+		}
+		x->fn(t, n);
+	}
+}
+
+/* Every chunk of the plan, each taken by the next thread free. */
 static void
 run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
     const struct plan *pl, const float *qs, float *st, struct layout y,
     int ld, float **work, int T, int rd)
 {
-	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
-	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
-	const int G = p->QH / p->KH;
-	const size_t wn = (MK_MDEC_WORK(G, p->D) + 15) & ~(size_t)15;	/* 64 B */
+	struct runctx x;
+	int ch;
 
+	x.p = p;
+	x.pl = pl;
+	x.qs = qs;
+	x.st = st;
+	x.y = y;
+	x.ld = ld;
+	x.G = p->QH / p->KH;
+	x.rd = rd;
+	x.wn = (MK_MDEC_WORK(x.G, p->D) + 15) & ~(size_t)15;	/* 64 B */
+	x.fn = p->dtype == MK_F16 ? k->mdec_f16 : p->dtype == MK_BF16 ?
+	    k->mdec_bf16 : k->mdec_f32;
 	(void)T;		/* without OpenMP */
-#pragma omp parallel num_threads(T)
-	{
-		struct mk_mdec_task t[MK_MDEC_GROUP];
-		const struct piece *c;
-		float *s;
-		int tid = 0, i, h, n;
+#pragma omp parallel for num_threads(T) schedule(dynamic, 1)
+	for (ch = 0; ch < pl->nchunks; ch++) {
+		int tid = 0;
 
 #ifdef _OPENMP
 		tid = omp_get_thread_num();
 #endif
-		for (i = pl->first[tid]; i < pl->first[tid + 1]; i += n) {
-			/* a stretch's kv heads, MK_MDEC_GROUP at a time */
-			n = pl->heads - (i - pl->first[tid]) % pl->heads;
-			n = n < MK_MDEC_GROUP ? n : MK_MDEC_GROUP;
-			for (h = 0; h < n; h++) {
-				c = &pl->pieces[i + h];
-				s = st + (size_t)(i + h) * y.stride;
-				task_rows(p, c, &t[h]);
-				t[h].mask = p->mask == NULL ? NULL : p->mask +
-				    (size_t)c->row * (size_t)p->mrow +
-				    (size_t)c->start;
-				t[h].D = p->D;
-				t[h].G = G;
-				t[h].ld = ld;
-				t[h].q = qs + (size_t)c->row * (size_t)G *
-				    (size_t)ld;
-				t[h].m = s;
-				t[h].l = s + G;
-				t[h].acc = s + y.acc;
-				t[h].work = work[tid] + (size_t)h * wn;
-				t[h].rd = rd;
-			}
-			fn(t, n);
-		}
+		run_chunk(&x, ch, work[tid]);
 	}
 }
 
@@ -401,6 +434,31 @@ run_threads(const struct mk_mdec *p, int threads)
 	int T = threads < 1 ? 1 : threads;
 
 	return pos < T ? (pos > 0 ? (int)pos : 1) : T;
+}
+
+/*
+ * Chunks of a run: CHUNKS a thread, taken in turn by whichever thread is
+ * free, so that a thread slowed by its CPU (a busy or slower vCPU) or by
+ * its share of the mask leaves its work to the others; none under
+ * CHUNK_MIN positions of a kv head (1 MiB of f16 K and V at D 128), where
+ * the walk's first rows, not yet prefetched, would start to count.
+ */
+#ifndef CHUNKS
+#define CHUNKS		8
+#endif
+#define CHUNK_MIN	1024
+
+static int
+run_chunks(const struct mk_mdec *p, int T)
+{
+	const int64_t pos = (int64_t)p->B * p->KH * p->V / CHUNK_MIN;
+	int64_t nc = (int64_t)T * CHUNKS;
+
+	if (T <= 1)
+		return 1;
+	if (nc > pos)
+		nc = pos;
+	return nc > T ? (int)nc : T;
 }
 
 /* The rows probe's result: the xor of each piece's acc[0..16) words. */
@@ -429,7 +487,7 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
 	struct layout y = state_layout(G, ld);
-	struct plan pl = { NULL, NULL, 0, 1 };
+	struct plan pl = { NULL, NULL, 0, 0, 1 };
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
@@ -438,7 +496,7 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 
 	if (k == NULL)
 		k = mk_kern();
-	if (make_plan(p, T, &pl) != 0 ||
+	if (make_plan(p, run_chunks(p, T), &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
 	    (st = alloc64((size_t)pl.npieces * y.stride)) == NULL ||
 	    (work = calloc((size_t)T, sizeof(*work))) == NULL ||
@@ -604,20 +662,40 @@ mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
 	return run(p, k, threads, fold, NULL, NULL, e);
 }
 
+/*
+ * The probe's slices: CHUNKS a thread, none under 1 MiB, taken as the
+ * attention takes its chunks, so that the probe and the kernel it is the
+ * yardstick for meet a slow thread alike.
+ */
+static long
+read_chunks(size_t n, int T)
+{
+	const size_t most = n >> 20;
+	size_t nc = (size_t)T * CHUNKS;
+
+	if (T <= 1)
+		return 1;
+	if (nc > most)
+		nc = most;
+	return nc > (size_t)T ? (long)nc : T;
+}
+
 uint64_t
 mk_read_sum(const struct mk_kern *k, const void *p, size_t n, int threads)
 {
 	uint64_t total = 0;
 	int T = threads < 1 ? 1 : threads;
+	long nc = read_chunks(n, T), c;
 
 	(void)T;		/* without OpenMP */
 	if (k == NULL)
 		k = mk_kern();
-#pragma omp parallel num_threads(T) reduction(+:total)
-	{
+#pragma omp parallel for num_threads(T) schedule(dynamic, 1) \
+    reduction(+:total)
+	for (c = 0; c < nc; c++) {
 		size_t lo, hi;
 
-		own_slice(n, &lo, &hi);
+		mk_slice(n, 4096, (int)c, (int)nc, &lo, &hi);
 		total += k->read_sum((const char *)p + lo, hi - lo);
 	}
 	return total;

@@ -226,10 +226,12 @@ void	mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out);
 
 /*
  * Read bandwidth probe: the read_sum kernel of table k (NULL: the selected
- * one) reads n bytes at p on `threads` threads, each its own slice
- * (mk_slice, 4096-byte aligned cuts).  Returns the sum, mod 2^64, of the
- * u64 words of each slice's whole 64-byte lines and of its remaining
- * bytes, so the reads cannot be dropped and every path agrees.
+ * one) reads n bytes at p on `threads` threads, in slices (mk_slice,
+ * 4096-byte aligned cuts) that each thread takes when it is free, as the
+ * attention takes its chunks.  Returns the sum, mod 2^64, of the u64 words
+ * of each slice's whole 64-byte lines and of its remaining bytes (the same
+ * however it is sliced), so the reads cannot be dropped and every path
+ * agrees.
  */
 uint64_t mk_read_sum(const struct mk_kern *k, const void *p, size_t n,
 	    int threads);

@@ -40,6 +40,8 @@ static const struct shape shapes[] = {
 	{ 2, 16, 2, 128, 640, 640, 0.0, 0, "G8 mask all false" },
 	{ 2, 4, 1, 64, 100, 120, 1.0, 0, "all masked" },
 	{ 2, 8, 2, 128, 5000, 5000, 0.5, 0, "rows split across threads" },
+	/* 23 chunks of 1024 positions (mdec.c, run_chunks) for 2 or 3 threads */
+	{ 1, 8, 8, 64, 3000, 3001, 0.4, 0, "more chunks than threads" },
 };
 
 /* Roughly normal (Irwin-Hall of 4), cheap and deterministic. */
@@ -557,7 +559,7 @@ static void
 test_read_sum(void)
 {
 	struct mk_kern tab;
-	size_t n = (1 << 20) + 77, i, off, len;
+	size_t n = (4 << 20) + 77, i, off, len;	/* 4 slices for 2-3 threads */
 	unsigned char *buf = malloc(n);
 	uint64_t want;
 	int isa, threads;
