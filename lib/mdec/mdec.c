@@ -440,7 +440,7 @@ run_threads(const struct mk_mdec *p, int threads)
  * Chunks of a run: CHUNKS a thread, taken in turn by whichever thread is
  * free, so that a thread slowed by its CPU (a busy or slower vCPU) or by
  * its share of the mask leaves its work to the others; none under
- * CHUNK_MIN positions of a kv head (1 MiB of f16 K and V at D 128), where
+ * CHUNK_MIN positions of a kv head (512 KiB of f16 K and V at D 128), where
  * the walk's first rows, not yet prefetched, would start to count.
  */
 #ifndef CHUNKS
