@@ -272,10 +272,13 @@ say(const struct mk_mdec_io *io, int threads, double read_ms, double ms)
 	    (p->mask != NULL));
 
 	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld, %s k/v, %s "
-	    "layout, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH, p->KH,
-	    p->D, (long long)p->V, mk_dtype_name((enum mk_dtype)p->dtype),
-	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat", p->mask ? "masked" :
-	    "no mask", read_ms);
+	    "layout%s, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH,
+	    p->KH, p->D, (long long)p->V, mk_dtype_name((enum mk_dtype)p->dtype),
+	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat",
+	    p->layout != MK_MDEC_PAGED ? "" : mk_kern()->paged_l2 ?
+	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
+	    " (next pages left to the CPU: MOEKIT_PAGED_L2=0)",
+	    p->mask ? "masked" : "no mask", read_ms);
 	fprintf(stderr, "%s: attention on %d threads in %.3f ms (%.2f GB/s of "
 	    "K, V and mask)\n", mk_progname(), threads, ms, bytes / (ms * 1e6));
 }

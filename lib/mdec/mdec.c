@@ -354,7 +354,7 @@ struct runctx {
 	float			*st;
 	struct layout		 y;
 	size_t			 wn;	/* floats of work a kernel call's walk */
-	int			 ld, G, rd;
+	int			 ld, G, rd, l2;
 	void			(*fn)(const struct mk_mdec_task *, int);
 };
 
@@ -389,6 +389,7 @@ run_chunk(const struct runctx *x, int ch, float *work)
 			t[h].acc = s + x->y.acc;
 			t[h].work = work + (size_t)h * x->wn;
 			t[h].rd = x->rd;
+			t[h].l2 = x->l2;
 		}
 		x->fn(t, n);
 	}
@@ -411,6 +412,7 @@ run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
 	x.ld = ld;
 	x.G = p->QH / p->KH;
 	x.rd = rd;
+	x.l2 = k->paged_l2;
 	x.wn = (MK_MDEC_WORK(x.G, p->D) + 15) & ~(size_t)15;	/* 64 B */
 	x.fn = p->dtype == MK_F16 ? k->mdec_f16 : p->dtype == MK_BF16 ?
 	    k->mdec_bf16 : k->mdec_f32;

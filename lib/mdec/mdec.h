@@ -80,6 +80,8 @@ struct mk_mdec_task {
 					 * the kernel would, the xor of their
 					 * 32-bit words that of acc[0..16)'s,
 					 * no attention */
+	int		 l2;		/* paged: the next block's pages into
+					 * L2 too (the table's paged_l2) */
 };
 
 /*

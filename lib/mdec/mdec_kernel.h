@@ -586,14 +586,15 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
  * page every block.  Memory serves that order slowly on some machines
  * (one thread of the Zen 5 VM, tests/bench/pagedfloor.c: 0.42 of a
  * row-by-row read with these prefetches, 0.32 without; the Xeon: no
- * slower, RESULTS.md), so the next block's pages (all kv
- * heads, BLK KH rows) are also brought into L2 in address order, walk h
- * of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows ff[0..2*BLK),
- * K and V alternating, of the stretch that starts at position pos.  The
- * rows each walk reads next still come into L1 as before.  (For
- * [B, M, KH, D], whose stretches follow each other, the hardware
- * prefetchers do this already: 10 % slower with it.)  Returns 0, ff
- * unfilled, where walk h has no slice (h not below KH).
+ * slower, and there these prefetches cost 8-16 %, RESULTS.md), so where
+ * the task says so (t->l2: the kernel table's paged_l2) the next block's
+ * pages (all kv heads, BLK KH rows) are also brought into L2 in address
+ * order, walk h of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows
+ * ff[0..2*BLK), K and V alternating, of the stretch that starts at
+ * position pos.  The rows each walk reads next still come into L1 as
+ * before.  (For [B, M, KH, D], whose stretches follow each other, the
+ * hardware prefetchers do this already: 10 % slower with it.)  Returns
+ * 0, ff unfilled, where walk h has no slice (h not below KH).
  */
 INL int
 stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
@@ -646,7 +647,7 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		p = NULL;
 	else
 		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
-	if (paged && h >= 0 && stretch(nxt, nn) &&
+	if (paged && t->l2 && h >= 0 && stretch(nxt, nn) &&
 	    stretch_slice(t, nxt[0], h, rb, paged, ff))
 		fp = ff;
 	if (t->rd) {

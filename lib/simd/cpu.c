@@ -29,7 +29,11 @@ probe(struct mk_cpu *c)
 	uint64_t xcr0 = 0;
 	int ymm, zmm;
 
-	if (__get_cpuid(0, &max, &b, &cx, &d) == 0 || max < 7)
+	if (__get_cpuid(0, &max, &b, &cx, &d) == 0)
+		return;
+	/* "AuthenticAMD" in ebx, edx, ecx */
+	c->amd = b == 0x68747541 && d == 0x69746e65 && cx == 0x444d4163;
+	if (max < 7)
 		return;
 	__cpuid(1, a, b, cx, d);
 	if ((cx & (1u << 27)) == 0)	/* OSXSAVE: XGETBV is usable */

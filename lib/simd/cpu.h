@@ -13,6 +13,8 @@ struct mk_cpu {
 	int	avx512bf16, avx512fp16;
 	int	has_avx2;	/* the "avx2" level: AVX2 + FMA + F16C */
 	int	has_avx512;	/* the "avx512" level: has_avx2 + F/BW/VL/DQ */
+	int	amd;		/* vendor AuthenticAMD (a tuning choice, not a
+				 * feature: kern.h, paged_l2) */
 };
 
 /* The probed features.  Probes on first use; never fails. */

@@ -92,6 +92,8 @@ build(enum mk_isa isa, struct mk_kern *out, const char **org)
 	for (i = 1; i <= (int)isa; i++)
 		overlay(out, rows[i], org);
 	out->name = isa_names[isa];
+	/* the CPU's choice, or the process's once mk_kern_init has run */
+	out->paged_l2 = ready ? selected.paged_l2 : mk_cpu()->amd;
 	return out;
 }
 
@@ -118,6 +120,12 @@ mk_kern_init(struct mk_err *e)
 		level = (enum mk_isa)want;
 	}
 	build(level, &selected, origin);
+	env = getenv("MOEKIT_PAGED_L2");
+	if (env != NULL && *env != '\0') {
+		if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
+			return mk_err_usage(e, "MOEKIT_PAGED_L2=%s: 0 or 1", env);
+		selected.paged_l2 = *env == '1';
+	}
 	ready = 1;
 	return 0;
 }

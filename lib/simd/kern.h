@@ -51,6 +51,16 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 
 struct mk_kern {
 	const char	*name;
+	/*
+	 * mdec, paged caches: bring the next block's pages into L2 in
+	 * address order while a block is computed (1), or leave them to the
+	 * hardware prefetchers (0).  On by default on AMD CPUs, whose
+	 * prefetchers do not follow a paged cache's order (Zen 5: 10-15 %
+	 * faster with it), off elsewhere (the Xeon of RESULTS.md: 8-16 %
+	 * faster without at 1 and 8 threads, level at 16); MOEKIT_PAGED_L2=0|1
+	 * sets it.  A hint: results do not depend on it.
+	 */
+	int		 paged_l2;
 	MK_KERNELS(MK_KERN_MEMBER)
 };
 
@@ -63,9 +73,10 @@ extern const struct mk_kern mk_kern_avx512;
 
 /*
  * Select the kernels once: the highest level the CPU supports, or the level
- * named by the environment variable MOEKIT_ISA, which may only lower it.
- * Returns 0, or -1 with a usage error in e when MOEKIT_ISA is unknown or
- * names a level this CPU lacks (never a silent fallback).
+ * named by the environment variable MOEKIT_ISA, which may only lower it;
+ * and paged_l2, from the CPU or MOEKIT_PAGED_L2.  Returns 0, or -1 with a
+ * usage error in e when MOEKIT_ISA is unknown or names a level this CPU
+ * lacks (never a silent fallback), or MOEKIT_PAGED_L2 is not 0 or 1.
  */
 int	mk_kern_init(struct mk_err *e);
 
@@ -87,8 +98,9 @@ enum mk_isa	mk_isa_best(void);
 
 /*
  * Build into *out the table that level isa would select (generic overlaid
- * by every row up to isa).  For tests, which compare every level against
- * generic.  Returns out.
+ * by every row up to isa), with the selected table's paged_l2 once
+ * mk_kern_init has run.  For tests, which compare every level against
+ * generic, and benchmarks.  Returns out.
  */
 const struct mk_kern	*mk_kern_build(enum mk_isa isa, struct mk_kern *out);
 

@@ -503,6 +503,16 @@ static const struct shape lshapes[] = {
 	{ 4, 32, 8, 64, 300, 300, 0.0, 0, "G4 KH8 D64" },
 };
 
+/* Every table's paged_l2 (a hint: results must not change with it). */
+static void
+set_paged_l2(struct mk_kern *tab, int on)
+{
+	int i;
+
+	for (i = 0; i < MK_NISA; i++)
+		tab[i].paged_l2 = on;
+}
+
 static void
 test_layouts(void)
 {
@@ -544,6 +554,8 @@ test_layouts(void)
 					snprintf(what, sizeof(what), "%s paged "
 					    "bs %d%s", lshapes[s].what, bss[i],
 					    near ? " near order" : "");
+					/* with and without the L2 prefetches */
+					set_paged_l2(tab, (near + i) & 1);
 					check_all(&x, &p, tab, what, NULL);
 					free(k);
 					free(v);

@@ -15,6 +15,14 @@ mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" \
     "$TESTDATA/mdecode-paged.npy" > paged.csv
 sed -n 1p paged.csv
 sed 1d paged.csv | cmp - want.csv && echo same
+echo "-- with and without the next pages brought into L2: the same bytes"
+for l2 in 0 1; do
+	MOEKIT_PAGED_L2=$l2 mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" \
+	    --seq-lens "$TESTDATA/mdecode-paged-lens.npy" --emit out -f csv \
+	    --verbose "$TESTDATA/mdecode-paged.npy" 2> err.txt | cmp - paged.csv &&
+	    echo same
+	grep -o "next pages[^)]*" err.txt
+done
 echo "-- without --seq-lens, --valid-length is every sequence's length"
 mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" --valid-length 5 \
     --emit lse -f csv "$TESTDATA/mdecode-paged.npy" |
