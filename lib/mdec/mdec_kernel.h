@@ -586,7 +586,7 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
  * page every block.  Memory serves that order slowly on some machines
  * (one thread of the Zen 5 VM, tests/bench/pagedfloor.c: 0.42 of a
  * row-by-row read with these prefetches, 0.32 without; the Xeon: no
- * slower, and there these prefetches cost 8-16 %, RESULTS.md), so where
+ * slower, and there these prefetches cost 4-19 %, RESULTS.md), so where
  * the task says so (t->l2: the kernel table's paged_l2) the next block's
  * pages (all kv heads, BLK KH rows) are also brought into L2 in address
  * order, walk h of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows

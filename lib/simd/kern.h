@@ -56,9 +56,9 @@ struct mk_kern {
 	 * address order while a block is computed (1), or leave them to the
 	 * hardware prefetchers (0).  On by default on AMD CPUs, whose
 	 * prefetchers do not follow a paged cache's order (Zen 5: 10-15 %
-	 * faster with it), off elsewhere (the Xeon of RESULTS.md: 8-16 %
-	 * faster without at 1 and 8 threads, level at 16); MOEKIT_PAGED_L2=0|1
-	 * sets it.  A hint: results do not depend on it.
+	 * faster with it), off elsewhere (the Xeon of RESULTS.md: 4-19 %
+	 * faster without, at 1 to 16 threads); MOEKIT_PAGED_L2=0|1 sets it.
+	 * A hint: results do not depend on it.
 	 */
 	int		 paged_l2;
 	MK_KERNELS(MK_KERN_MEMBER)
