@@ -450,17 +450,23 @@ run_threads(const struct mk_mdec *p, int threads)
 #endif
 #define CHUNK_MIN	1024
 
+/* Chunks for T threads: CHUNKS each, at most most, at least T. */
 static int
-run_chunks(const struct mk_mdec *p, int T)
+chunks_for(int T, int64_t most)
 {
-	const int64_t pos = (int64_t)p->B * p->KH * p->V / CHUNK_MIN;
 	int64_t nc = (int64_t)T * CHUNKS;
 
 	if (T <= 1)
 		return 1;
-	if (nc > pos)
-		nc = pos;
+	if (nc > most)
+		nc = most;
 	return nc > T ? (int)nc : T;
+}
+
+static int
+run_chunks(const struct mk_mdec *p, int T)
+{
+	return chunks_for(T, (int64_t)p->B * p->KH * p->V / CHUNK_MIN);
 }
 
 /* The rows probe's result: the xor of each piece's acc[0..16) words. */
@@ -672,14 +678,7 @@ mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
 static long
 read_chunks(size_t n, int T)
 {
-	const size_t most = n >> 20;
-	size_t nc = (size_t)T * CHUNKS;
-
-	if (T <= 1)
-		return 1;
-	if (nc > most)
-		nc = most;
-	return nc > (size_t)T ? (long)nc : T;
+	return chunks_for(T, (int64_t)(n >> 20));
 }
 
 uint64_t
