@@ -353,7 +353,7 @@ struct runctx {
 	const float		*qs;
 	float			*st;
 	struct layout		 y;
-	size_t			 wn;	/* floats of work a kernel call's walk */
+	size_t			 wn;	/* floats of work a walk of a call */
 	int			 ld, G, rd, l2;
 	void			(*fn)(const struct mk_mdec_task *, int);
 };
@@ -397,34 +397,19 @@ run_chunk(const struct runctx *x, int ch, float *work)
 
 /* Every chunk of the plan, each taken by the next thread free. */
 static void
-run_pieces(const struct mk_mdec *p, const struct mk_kern *k,
-    const struct plan *pl, const float *qs, float *st, struct layout y,
-    int ld, float **work, int T, int rd)
+run_pieces(const struct runctx *x, float **work, int T)
 {
-	struct runctx x;
 	int ch;
 
-	x.p = p;
-	x.pl = pl;
-	x.qs = qs;
-	x.st = st;
-	x.y = y;
-	x.ld = ld;
-	x.G = p->QH / p->KH;
-	x.rd = rd;
-	x.l2 = k->paged_l2;
-	x.wn = (MK_MDEC_WORK(x.G, p->D) + 15) & ~(size_t)15;	/* 64 B */
-	x.fn = p->dtype == MK_F16 ? k->mdec_f16 : p->dtype == MK_BF16 ?
-	    k->mdec_bf16 : k->mdec_f32;
 	(void)T;		/* without OpenMP */
 #pragma omp parallel for num_threads(T) schedule(dynamic, 1)
-	for (ch = 0; ch < pl->nchunks; ch++) {
+	for (ch = 0; ch < x->pl->nchunks; ch++) {
 		int tid = 0;
 
 #ifdef _OPENMP
 		tid = omp_get_thread_num();
 #endif
-		run_chunk(&x, ch, work[tid]);
+		run_chunk(x, ch, work[tid]);
 	}
 }
 
@@ -494,8 +479,11 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 {
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
+	/* a walk's work, in floats: a multiple of 64 bytes */
+	const size_t wn = (MK_MDEC_WORK(G, p->D) + 15) & ~(size_t)15;
 	struct layout y = state_layout(G, ld);
 	struct plan pl = { NULL, NULL, 0, 0, 1 };
+	struct runctx x;
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
@@ -511,15 +499,17 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	    (order = by_row(&pl, rows, &from)) == NULL)
 		goto done;
 	for (t = 0; t < T; t++)
-		if ((work[t] = alloc64(((MK_MDEC_WORK(G, p->D) + 15) &
-		    ~(size_t)15) * (size_t)(
-		    pl.heads < MK_MDEC_GROUP ? pl.heads : MK_MDEC_GROUP))) ==
-		    NULL)
+		if ((work[t] = alloc64(wn * (size_t)(pl.heads < MK_MDEC_GROUP ?
+		    pl.heads : MK_MDEC_GROUP))) == NULL)
 			goto done;
 	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
 	    NULL)
 		goto done;
-	run_pieces(p, k, &pl, qs, st, y, ld, work, T, fold != NULL);
+	x = (struct runctx){ .p = p, .pl = &pl, .qs = qs, .st = st, .y = y,
+	    .wn = wn, .ld = ld, .G = G, .rd = fold != NULL,
+	    .l2 = k->paged_l2, .fn = p->dtype == MK_F16 ? k->mdec_f16 :
+	    p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32 };
+	run_pieces(&x, work, T);
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);
 #pragma omp parallel for num_threads(T) schedule(static)

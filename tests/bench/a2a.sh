@@ -113,11 +113,11 @@ copy_out() { cat "$tmp/o.npy" > "$tmp/o2.npy"; }
 # map or pread the file, or write the outputs' bytes to a new file with
 # pwrite or through a mapping, and do nothing else (iofloor.c; its own
 # clock, no process start).
-cc -O2 -pthread -I"$(dirname "$0")/../../lib" -o "$tmp/iofloor" \
-    "$(dirname "$0")/iofloor.c"
+inc="$(dirname "$0")/../../lib"	# the library's headers
+cc -O2 -pthread -I"$inc" -o "$tmp/iofloor" "$(dirname "$0")/iofloor.c"
 # The ceiling of the counting's arithmetic: the kernel alone on ids in
 # cache, every CPU counting its own (scanrate.c, against the library).
-cc -std=c11 -O2 -D_GNU_SOURCE -fopenmp -Ilib -o "$tmp/scanrate" \
+cc -std=c11 -O2 -D_GNU_SOURCE -fopenmp -I"$inc" -o "$tmp/scanrate" \
     "$(dirname "$0")/scanrate.c" "$lib" -lm
 median_floor() {	# BYTES MODE ARGS -> the median GB/s of n runs, as ms
 	local i b=$1
