@@ -55,7 +55,9 @@ static const struct mk_usage usage = {
 	"Masked flash-decoding attention (one query token) on the CPU.",
 	"FILE: the tensor stream q, k, v[, mask] (none or -: stdin); or -q, -k,\n"
 	    "-v, -m with one tensor each.  Outputs: lse [B,QH,1] f32, out "
-	    "[B,QH,1,D].\n",
+	    "[B,QH,1,D].\n"
+	    "MOEKIT_PAGED_L2=0|1: a paged cache's next pages into L2 or left "
+	    "to the CPU\n(default: into L2 on AMD CPUs only).\n",
 };
 
 static void

@@ -23,6 +23,7 @@ for l2 in 0 1; do
 	    echo same
 	grep -o "next pages[^)]*" err.txt
 done
+mdecode --help | grep -o "^MOEKIT_PAGED_L2=0|1"
 echo "-- without --seq-lens, --valid-length is every sequence's length"
 mdecode --block-table "$TESTDATA/mdecode-paged-table.npy" --valid-length 5 \
     --emit lse -f csv "$TESTDATA/mdecode-paged.npy" |
