@@ -1,7 +1,9 @@
 /* io.c - checked, atomic outputs; see io.h. */
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include <err.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -181,6 +183,41 @@ open_stdout(struct mk_out *o)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 17);
 }
 
+/*
+ * Renaming a new file over an old one on ext4 (as every run that replaces
+ * its output does) makes ext4 allocate and start writing the new file's
+ * delayed blocks inside rename(2), and the old file's pages, then being
+ * written, are freed only once written: on the 16-core host renaming a
+ * new 156 MB file over the last run's took 64-156 ms, one allocated ahead
+ * with fallocate(2) 6-12 ms (the fallocate 1-3 ms; writing no slower).
+ * So an NPY file's blocks are allocated as each tensor begins, every byte
+ * of the file among them (a byte left to delayed allocation would bring
+ * the whole file's writing back into the rename).  Only on ext4, where it
+ * was measured: on tmpfs, for one, it would zero the pages twice.
+ */
+#define EXT4_MAGIC	0xEF53
+
+static int
+on_ext4(int fd)
+{
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && sf.f_type == EXT4_MAGIC;
+}
+
+/* Blocks for the next n bytes of o's file.  A full disk fails now. */
+static void
+prealloc(struct mk_out *o, size_t n)
+{
+	off_t at;
+
+	if (!o->prealloc || n == 0 || (at = ftello(o->fp)) < 0)
+		return;
+	if (fallocate(fileno(o->fp), 0, at, (off_t)n) != 0 &&
+	    (errno == ENOSPC || errno == EFBIG || errno == EDQUOT))
+		write_failed(o->name, errno);
+}
+
 struct mk_out *
 mk_out_open(const char *path, enum mk_fmt fmt)
 {
@@ -240,6 +277,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		err(MK_EXIT_DATA, "%s", path);
 	}
 	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
+	o->prealloc = fmt == MK_FMT_NPY && on_ext4(fd);
 	return o;
 }
 
@@ -276,8 +314,10 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 			r = mk_npzw_begin(&o->npz, o->fp, name ? name : idx,
 			    &e) < 0 || mk_npzw_data(&o->npz, o->fp, hdr, hl,
 			    &e) < 0 ? -1 : 0;
-		else
+		else {
+			prealloc(o, hl + o->want * mk_dtype_size(dtype));
 			r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
+		}
 	}
 	if (r < 0 || ferror(o->fp))
 		write_failed(o->name, errno ? errno : EIO);

@@ -34,6 +34,7 @@ struct mk_out {
 	enum mk_fmt	 fmt;		/* MK_FMT_NPY, MK_FMT_CSV or MK_FMT_NPZ */
 	struct mk_npzw	 npz;		/* the archive being written (NPZ) */
 	int		 count;		/* tensors written */
+	int		 prealloc;	/* NPY blocks allocated ahead (ext4) */
 	/* the tensor being streamed by mk_out_begin/data/end */
 	enum mk_dtype	 dtype;
 	size_t		 cols, want, done;
