@@ -383,16 +383,18 @@ write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
 }
 
 /*
- * Whether the stacked outputs are worth a thread and a CPU of their own
- * (MOEKIT_STACK_DRAIN, else): hosts of MK_THREADS_HOST_CPUS CPUs or more,
- * outputs of 4 MiB or more and of 1/256 of the ids or more.  On the
- * 16-core host the layout of a 1000-step trace took 3-4% longer on 15
- * threads than on 16, and its 156 MB of outputs (1/54 of the ids) added
- * 70-100% to it when written after it; on the 2-CPU virtual machine a CPU
- * is half the layout's.
+ * How the stacked outputs go to -o FILE while the steps are laid out
+ * (MOEKIT_STACK_DRAIN, else): by a thread and a CPU of their own (2) on
+ * hosts of MK_THREADS_HOST_CPUS CPUs or more for outputs of 4 MiB or more
+ * and of 1/256 of the ids or more, else by the thread that pushes them (1);
+ * never (0) when MOEKIT_STACK_DRAIN=0 says so.  On the 16-core host the
+ * layout of a 1000-step trace took 3-4% longer on 15 threads than on 16,
+ * and its 156 MB of outputs (1/54 of the ids) added 70-100% to it when
+ * written after it; on the 2-CPU virtual machine a CPU is half the
+ * layout's.
  */
 static int
-drain_wanted(const struct mk_a2a_output *out, const int *order, int nsel,
+drain_mode(const struct mk_a2a_output *out, const int *order, int nsel,
     const struct mk_a2a_trace_shape *sh)
 {
 	double obytes = 0, ibytes = (double)sh->S * sh->R * (double)sh->max_T *
@@ -400,38 +402,41 @@ drain_wanted(const struct mk_a2a_output *out, const int *order, int nsel,
 	int i, w = mk_stack_drain_wanted();
 
 	if (w >= 0)
-		return w;
+		return w ? 2 : 0;
 	for (i = 0; i < nsel; i++)
 		obytes += (double)mk_a2a_output_nelem(&out[order[i]]) *
 		    (double)mk_dtype_size(out[order[i]].dtype) * sh->S;
 	return mk_online_cpus() >= MK_THREADS_HOST_CPUS && obytes >= 4 << 20 &&
-	    obytes * 256 >= ibytes;
+	    obytes * 256 >= ibytes ? 2 : 1;
 }
 
 /*
- * Every selected output is a stack with its memory reserved: then, where
- * drain_wanted, they are written to w (opened now) while the steps are
- * laid out, by a thread of their own that the layout leaves a CPU to.
- * Returns the drain, or NULL (*w may be open).
+ * Where every selected output is a stack of a trace whose steps are in
+ * hand (never on a header's word): they are written to w (opened now)
+ * while the steps are laid out, drain_mode says how; a thread of their
+ * own is left a CPU by the layout.  Returns the drain, or NULL (*w may be
+ * open).
  */
 static struct mk_stack_drain *
 start_drain(const struct opts *o, struct mk_a2a_job *j, int infmt,
     const struct mk_a2a_output *out, const int *order, int nsel,
-    struct mk_stack **st, int reserved, struct mk_out **w)
+    struct mk_stack **st, struct mk_out **w)
 {
 	struct mk_a2a_trace_shape sh = mk_a2a_job_shape(j);
 	struct mk_stack *ds[MK_A2A_MAX_OUTPUTS];
 	struct mk_stack_drain *d;
-	int i;
+	int i, mode;
 
 	/* the environment checked first: a wrong value is an error anyway */
-	if (!drain_wanted(out, order, nsel, &sh) || reserved < nsel ||
+	if ((mode = drain_mode(out, order, nsel, &sh)) == 0 || !sh.in_hand ||
 	    nsel == 0)
 		return NULL;
 	for (i = 0; i < nsel; i++)
-		ds[i] = st[order[i]];
+		if ((ds[i] = st[order[i]]) == NULL)
+			return NULL;
 	*w = open_output(o, infmt);
-	if ((d = mk_stack_drain_start(ds, nsel, *w)) != NULL)
+	if ((d = mk_stack_drain_start(ds, nsel, sh.S, mode == 2, *w)) !=
+	    NULL && mode == 2)
 		mk_a2a_job_spare_cpu(j);
 	return d;
 }
@@ -452,10 +457,10 @@ run(struct opts *o)
 	struct mk_a2a_job *j;
 	struct mk_src *s;
 	struct mk_err e;
-	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt, reserved = 0;
+	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt;
 	struct mk_stack_drain *drain;
 	struct mk_out *w = NULL;
-	char how[300];
+	char how[300], dhow[120] = "";
 
 	if (o->phy2log != NULL)
 		read_plan(o, &pl);
@@ -472,15 +477,17 @@ run(struct opts *o)
 	nsel = select_outputs(o, out, nout, order);
 	sh = mk_a2a_job_shape(j);
 	for (i = 0; sh.stepped && i < nsel; i++)
-		if (!out[order[i]].per_token) {
+		if (!out[order[i]].per_token)
 			st[order[i]] = mk_stack_new(out[order[i]].name,
 			    out[order[i]].dtype, out[order[i]].ndim,
 			    out[order[i]].shape);
-			/* never on a header's word */
-			reserved += sh.in_hand &&
-			    mk_stack_reserve(st[order[i]], sh.S);
-		}
-	drain = start_drain(o, j, infmt, out, order, nsel, st, reserved, &w);
+	drain = start_drain(o, j, infmt, out, order, nsel, st, &w);
+	if (drain != NULL)
+		mk_stack_drain_describe(drain, dhow, sizeof(dhow));
+	/* else held till the end; never reserved on a header's word */
+	for (i = 0; drain == NULL && sh.in_hand && i < nsel; i++)
+		if (st[order[i]] != NULL)
+			(void)mk_stack_reserve(st[order[i]], sh.S);
 	mk_progress_start(&pg, "steps", sh.S, o->c.quiet);
 	while ((r = mk_a2a_job_next(j, &v, &e)) > 0) {
 		mk_progress_set(&pg, v.step + 1, (double)(v.step + 1) *
@@ -511,6 +518,8 @@ run(struct opts *o)
 	mk_a2a_series_free(&ser);
 	if (o->c.verbose > 0 && *mk_a2a_job_describe(j, how, sizeof(how)))
 		fprintf(stderr, "%s: %s\n", mk_progname(), how);
+	if (o->c.verbose > 0 && *dhow)
+		fprintf(stderr, "%s: outputs written %s\n", mk_progname(), dhow);
 	mk_a2a_job_close(j);
 	mk_src_close(s);
 	free(jsonl);

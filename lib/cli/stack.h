@@ -9,6 +9,7 @@
 #ifndef MK_STACK_H
 #define MK_STACK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/dtype.h"
@@ -41,24 +42,34 @@ void	mk_stack_push(struct mk_stack *st, const void *slice);
 int	mk_stack_drain_wanted(void);
 
 /*
- * Stacks drained while they fill: the n stacks st[] (each reserved for
- * the same number of slices, w claimable: mk_out_claimable) are written
- * to w in order now, as tensors [slices, shape...] whose data a thread
- * then writes slice by slice as they are pushed (mk_stack_drain_step
- * after each slice of every stack), so that writing the outputs overlaps
- * the work that makes them instead of following it.  Returns NULL, with
- * nothing written, when that cannot be (push and write them as usual).
+ * Stacks drained while they fill: the n empty stacks st[] (not reserved;
+ * w claimable: mk_out_claimable) are written to w in order now, as
+ * tensors [total, shape...] whose data is then written slice by slice as
+ * they are pushed (mk_stack_drain_step after each slice of every stack),
+ * so that the outputs need memory for a few MiB of slices, not for the
+ * whole run, and go out while the work that makes them goes on.  With
+ * threaded, a thread of its own writes them (the pushes wait only when
+ * it falls a ring behind); else the pushing thread writes each ring full.
+ * Returns NULL, with nothing written, when that cannot be (push and write
+ * them as usual).
  */
 struct mk_stack_drain;
 struct mk_stack_drain	*mk_stack_drain_start(struct mk_stack **st, int n,
-			    struct mk_out *w);
+			    int64_t total, int threaded, struct mk_out *w);
+
+/*
+ * -v: how the drain writes ("while the steps are laid out, 27 steps at a
+ * time, by a thread of their own").  Returns buf.
+ */
+char	*mk_stack_drain_describe(const struct mk_stack_drain *d, char *buf,
+	    size_t size);
 
 /* Every stack has one more slice. */
 void	mk_stack_drain_step(struct mk_stack_drain *d);
 
 /*
  * Write what is left, wait for the thread and free the stacks and d.
- * Exits with status 1 on a write error or if a stack is short.
+ * Exits with status 1 on a write error or if a stack is not total long.
  */
 void	mk_stack_drain_end(struct mk_stack_drain *d);
 

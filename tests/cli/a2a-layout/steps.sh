@@ -65,6 +65,17 @@ cmp drep.npy rep.npy
 cmp drep.csv rep.csv
 MOEKIT_STACK_DRAIN=1 MOEKIT_STACK_MEM=1000 a2a-layout -E 8 -o dmem.npy "$m"
 cmp dmem.npy file.npy
+# a drain holds a ring of a few steps' outputs (here 2 to 5 of a 1.2 KB
+# step, the budget's worth), written by a thread of its own or by the
+# thread that lays the steps out each time the ring is full: the same
+# file however often the rings wrap around
+for b in 2500 4000 6000; do
+	for d in 1 ''; do
+		MOEKIT_STACK_DRAIN=$d MOEKIT_STACK_MEM=$b a2a-layout -v -E 8 \
+		    -o ring$b$d.npy "$m" 2>&1 | grep -c '^a2a-layout: outputs written while the steps are laid out, [0-9]* steps\{0,1\} at a time, by \(a thread of their own\|the thread that lays them out\)$'
+		cmp ring$b$d.npy file.npy
+	done
+done
 MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o d.npz "$m"
 cmp d.npz mem.npz
 MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o /dev/null "$m"
