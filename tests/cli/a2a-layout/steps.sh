@@ -76,6 +76,13 @@ for b in 2500 4000 6000; do
 		cmp ring$b$d.npy file.npy
 	done
 done
+# a run that fails at step 37 leaves no file behind, though its rings
+# (of a few steps) had written the steps before
+for d in 1 ''; do
+	fails 1 env MOEKIT_STACK_DRAIN=$d MOEKIT_STACK_MEM=1000 a2a-layout -E 4 \
+	    -o b40out.npy b40.npy
+	[ -z "$(ls | grep b40out)" ] && echo "nothing left"
+done
 MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o d.npz "$m"
 cmp d.npz mem.npz
 MOEKIT_STACK_DRAIN=1 a2a-layout -E 8 -o /dev/null "$m"
