@@ -3,8 +3,8 @@
 #include <sys/vfs.h>
 
 #include <err.h>
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -186,10 +186,10 @@ open_stdout(struct mk_out *o)
 /*
  * Renaming a new file over an old one on ext4 (as every run that replaces
  * its output does) makes ext4 allocate and start writing the new file's
- * delayed blocks inside rename(2), and the old file's pages, then being
- * written, are freed only once written: on the 16-core host renaming a
- * new 156 MB file over the last run's took 64-156 ms, one allocated ahead
- * with fallocate(2) 6-12 ms (the fallocate 1-3 ms; writing no slower).
+ * delayed blocks inside rename(2): on the 16-core host renaming a new
+ * 156 MB file over the last run's took 64-156 ms (removing the old file
+ * first 35-55 ms, then renaming 1-7), one whose blocks fallocate(2) had
+ * allocated 6-12 ms (the fallocate 1-3 ms; writing it no slower).
  * So an NPY file's blocks are allocated as each tensor begins, every byte
  * of the file among them (a byte left to delayed allocation would bring
  * the whole file's writing back into the rename).  Only on ext4, where it
