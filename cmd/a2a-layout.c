@@ -382,18 +382,21 @@ write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
 		    "for hidden 7168 (DeepSeek-V3)\n", mk_progname());
 }
 
+/* How the stacked outputs go to -o FILE. */
+enum drain { DRAIN_AFTER, DRAIN_SELF, DRAIN_THREAD };
+
 /*
- * How the stacked outputs go to -o FILE while the steps are laid out
- * (MOEKIT_STACK_DRAIN, else): by a thread and a CPU of their own (2) on
- * hosts of MK_THREADS_HOST_CPUS CPUs or more for outputs of 4 MiB or more
- * and of 1/256 of the ids or more, else by the thread that pushes them (1);
- * never (0) when MOEKIT_STACK_DRAIN=0 says so.  On the 16-core host the
+ * How the stacked outputs go to -o FILE (MOEKIT_STACK_DRAIN, else): while
+ * the steps are laid out, by a thread and a CPU of their own on hosts of
+ * MK_THREADS_HOST_CPUS CPUs or more for outputs of 4 MiB or more and of
+ * 1/256 of the ids or more, else by the thread that pushes them; after the
+ * last step when MOEKIT_STACK_DRAIN=0 says so.  On the 16-core host the
  * layout of a 1000-step trace took 3-4% longer on 15 threads than on 16,
  * and its 156 MB of outputs (1/54 of the ids) added 70-100% to it when
  * written after it; on the 2-CPU virtual machine a CPU is half the
  * layout's.
  */
-static int
+static enum drain
 drain_mode(const struct mk_a2a_output *out, const int *order, int nsel,
     const struct mk_a2a_trace_shape *sh)
 {
@@ -402,12 +405,12 @@ drain_mode(const struct mk_a2a_output *out, const int *order, int nsel,
 	int i, w = mk_stack_drain_wanted();
 
 	if (w >= 0)
-		return w ? 2 : 0;
+		return w ? DRAIN_THREAD : DRAIN_AFTER;
 	for (i = 0; i < nsel; i++)
 		obytes += (double)mk_a2a_output_nelem(&out[order[i]]) *
 		    (double)mk_dtype_size(out[order[i]].dtype) * sh->S;
 	return mk_online_cpus() >= MK_THREADS_HOST_CPUS && obytes >= 4 << 20 &&
-	    obytes * 256 >= ibytes ? 2 : 1;
+	    obytes * 256 >= ibytes ? DRAIN_THREAD : DRAIN_SELF;
 }
 
 /*
@@ -425,18 +428,19 @@ start_drain(const struct opts *o, struct mk_a2a_job *j, int infmt,
 	struct mk_a2a_trace_shape sh = mk_a2a_job_shape(j);
 	struct mk_stack *ds[MK_A2A_MAX_OUTPUTS];
 	struct mk_stack_drain *d;
-	int i, mode;
+	enum drain mode;
+	int i;
 
 	/* the environment checked first: a wrong value is an error anyway */
-	if ((mode = drain_mode(out, order, nsel, &sh)) == 0 || !sh.in_hand ||
-	    nsel == 0)
+	if ((mode = drain_mode(out, order, nsel, &sh)) == DRAIN_AFTER ||
+	    !sh.in_hand || nsel == 0)
 		return NULL;
 	for (i = 0; i < nsel; i++)
 		if ((ds[i] = st[order[i]]) == NULL)
 			return NULL;
 	*w = open_output(o, infmt);
-	if ((d = mk_stack_drain_start(ds, nsel, sh.S, mode == 2, *w)) !=
-	    NULL && mode == 2)
+	if ((d = mk_stack_drain_start(ds, nsel, sh.S, mode == DRAIN_THREAD,
+	    *w)) != NULL && mode == DRAIN_THREAD)
 		mk_a2a_job_spare_cpu(j);
 	return d;
 }

@@ -162,15 +162,10 @@ whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 static int
 read_as(struct mk_err *e)
 {
-	const char *v = getenv("MOEKIT_A2A_READ");
+	/* in the order of BY_PREAD and BY_MAP */
+	static const char *const ways[] = { "pread", "map", NULL };
 
-	if (v == NULL || *v == '\0')
-		return 0;
-	if (strcmp(v, "pread") == 0)
-		return 1 + BY_PREAD;
-	if (strcmp(v, "map") == 0)
-		return 1 + BY_MAP;
-	return mk_err_usage(e, "MOEKIT_A2A_READ=%s: pread or map", v);
+	return mk_env_word("MOEKIT_A2A_READ", ways, e);
 }
 
 /* An NPY [S, R, T, K] or [R, T, K] header: read the payload a step at a

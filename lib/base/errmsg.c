@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/errmsg.h"
@@ -64,4 +65,23 @@ mk_excerpt(char *buf, size_t size, const char *s, size_t n, size_t max)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+int
+mk_env_word(const char *name, const char *const *w, struct mk_err *e)
+{
+	const char *v = getenv(name);
+	char list[256] = "";
+	size_t o = 0;
+	int i;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	for (i = 0; w[i] != NULL; i++)
+		if (strcmp(v, w[i]) == 0)
+			return 1 + i;
+	for (i = 0; w[i] != NULL && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+		    i == 0 ? "" : w[i + 1] == NULL ? " or " : ", ", w[i]);
+	return mk_err_usage(e, "%s=%s: %s", name, v, list);
 }

@@ -44,4 +44,11 @@ const char	*mk_excerpt(char *buf, size_t size, const char *s, size_t n,
 /* Fill e with "what: strerror(errno)" as a data error. Returns -1. */
 int	mk_err_sys(struct mk_err *e, const char *what);
 
+/*
+ * The environment variable name as one of the words of the NULL-ended
+ * list w: 0 when it is unset or empty, 1 + the word's index, or -1 with a
+ * usage error in e ("NAME=value: w0 or w1"; never a silent default).
+ */
+int	mk_env_word(const char *name, const char *const *w, struct mk_err *e);
+
 #endif

@@ -299,13 +299,13 @@ drain(void *arg)
 int
 mk_stack_drain_wanted(void)
 {
-	const char *v = getenv("MOEKIT_STACK_DRAIN");
+	static const char *const off_on[] = { "0", "1", NULL };
+	struct mk_err e;
+	int w = mk_env_word("MOEKIT_STACK_DRAIN", off_on, &e);
 
-	if (v == NULL || *v == '\0')
-		return -1;
-	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-		errx(MK_EXIT_USAGE, "MOEKIT_STACK_DRAIN=%s: 0 or 1", v);
-	return *v == '1';
+	if (w < 0)
+		errx(e.status, "%s", e.msg);
+	return w - 1;
 }
 
 /* Whether the stacks can be drained: empty, unreserved, w claimable. */

@@ -430,9 +430,7 @@ run_threads(const struct mk_mdec *p, int threads)
  * CHUNK_MIN positions of a kv head (512 KiB of f16 K and V at D 128), where
  * the walk's first rows, not yet prefetched, would start to count.
  */
-#ifndef CHUNKS
 #define CHUNKS		8
-#endif
 #define CHUNK_MIN	1024
 
 /* Chunks for T threads: CHUNKS each, at most most, at least T. */

@@ -106,6 +106,7 @@ mk_kern_build(enum mk_isa isa, struct mk_kern *out)
 int
 mk_kern_init(struct mk_err *e)
 {
+	static const char *const off_on[] = { "0", "1", NULL };
 	const char *env = getenv("MOEKIT_ISA");
 	int want;
 
@@ -120,12 +121,10 @@ mk_kern_init(struct mk_err *e)
 		level = (enum mk_isa)want;
 	}
 	build(level, &selected, origin);
-	env = getenv("MOEKIT_PAGED_L2");
-	if (env != NULL && *env != '\0') {
-		if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0)
-			return mk_err_usage(e, "MOEKIT_PAGED_L2=%s: 0 or 1", env);
-		selected.paged_l2 = *env == '1';
-	}
+	if ((want = mk_env_word("MOEKIT_PAGED_L2", off_on, e)) < 0)
+		return -1;
+	if (want > 0)
+		selected.paged_l2 = want - 1;
 	ready = 1;
 	return 0;
 }

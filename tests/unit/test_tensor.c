@@ -199,6 +199,26 @@ test_dtype_table(void)
 		    d);
 }
 
+/* A choice from the environment: unset, each word, anything else. */
+static void
+test_env_word(void)
+{
+	static const char *const w[] = { "low", "mid", "high", NULL };
+	struct mk_err e;
+
+	unsetenv("MK_TEST_WORD");
+	CU_ASSERT_EQUAL(mk_env_word("MK_TEST_WORD", w, &e), 0);
+	setenv("MK_TEST_WORD", "", 1);
+	CU_ASSERT_EQUAL(mk_env_word("MK_TEST_WORD", w, &e), 0);
+	setenv("MK_TEST_WORD", "mid", 1);
+	CU_ASSERT_EQUAL(mk_env_word("MK_TEST_WORD", w, &e), 2);
+	setenv("MK_TEST_WORD", "hi", 1);
+	CU_ASSERT_EQUAL(mk_env_word("MK_TEST_WORD", w, &e), -1);
+	CU_ASSERT_EQUAL(e.status, MK_EXIT_USAGE);
+	CU_ASSERT_STRING_EQUAL(e.msg, "MK_TEST_WORD=hi: low, mid or high");
+	unsetenv("MK_TEST_WORD");
+}
+
 void
 suite_tensor(void)
 {
@@ -211,4 +231,5 @@ suite_tensor(void)
 	CU_add_test(s, "wide integers", test_convert_wide_ints);
 	CU_add_test(s, "f16/bf16 through the kernels", test_convert_half);
 	CU_add_test(s, "dtype table", test_dtype_table);
+	CU_add_test(s, "a choice from the environment", test_env_word);
 }
