@@ -61,8 +61,9 @@ static const struct mk_usage usage = {
 	    "step per layer);\nnone or -: stdin.  With --phy2log, PLAN or FILE "
 	    "(not both) may be -.\nMOEKIT_A2A_READ=pread|map: how a trace file "
 	    "is read (default: timed both ways).\nMOEKIT_STACK_DRAIN=1|0: a "
-	    "trace's outputs written to -o FILE as it is laid out,\nor "
-	    "after (default: while, for large outputs on hosts of 8 CPUs or "
+	    "trace's outputs written to -o FILE by a thread of\ntheir own as "
+	    "it is laid out, or after (default: as it is laid out; by a\n"
+	    "thread of their own for large outputs on hosts of 8 CPUs or "
 	    "more).\nMOEKIT_PROGRESS=always|off: the progress line on any "
 	    "stderr, or never.\n",
 };

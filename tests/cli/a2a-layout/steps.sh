@@ -25,6 +25,7 @@ cmp r13.npy r13map.npy
 MOEKIT_A2A_READ=map a2a-layout -v -E 8 -o v.npy "$m" 2>&1 | grep -v isa
 fails 2 env MOEKIT_A2A_READ=mmap a2a-layout -E 8 "$m"
 a2a-layout --help | grep -c "^MOEKIT_A2A_READ=pread|map: "
+a2a-layout --help | grep -c "^MOEKIT_STACK_DRAIN=1|0: "
 # ids out of range in steps 37 and 38 of 40, in one batch (32-39): the
 # earlier is named, read in place or by pread
 awk 'BEGIN { print "# name=ids shape=40,2,1,2 dtype=i64"
