@@ -50,7 +50,8 @@ MK_CFLAGS = -std=c11 $(OPT) $(WARN) $(OMP) $(SANFLAGS) $(CFLAGS)
 # no parser reaches them, and clang takes minutes over their intrinsics
 # under UBSan)
 KERNEL_SANFLAGS ?= $(SANFLAGS)
-KERNEL_CFLAGS = -std=c11 $(OPT) $(WARN) $(OMP) $(KERNEL_SANFLAGS) $(CFLAGS)
+KERNEL_CFLAGS = -std=c11 $(OPT) $(KERNEL_OPT) $(WARN) $(OMP) $(KERNEL_SANFLAGS) \
+                $(CFLAGS)
 MK_LDFLAGS = $(OMP) $(SANFLAGS) $(LDFLAGS)
 # Debian ships static archives of these: linking them in saves three
 # shared-library loads at every start (a third of eplb-plan's run time).
@@ -93,6 +94,13 @@ $(BUILD)/obj/lib/%_generic.o: lib/%_generic.c
 $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) $(ISA_AVX2) -fno-lto -MMD -MP -c -o $@ $<
+
+# mdecode's kernels at -O3: 1.24-1.27x their arithmetic in cache against
+# 1.34-1.39x at -O2 (tests/bench/RESULTS.md); sanitized builds keep OPT.
+ifeq ($(SANITIZE),)
+$(BUILD)/obj/lib/mdec/mdec_avx2.o $(BUILD)/obj/lib/mdec/mdec_avx512.o: \
+    KERNEL_OPT = -O3
+endif
 
 $(BUILD)/obj/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(dir $@)
