@@ -95,8 +95,9 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) $(ISA_AVX2) -fno-lto -MMD -MP -c -o $@ $<
 
-# mdecode's kernels at -O3: 1.24-1.27x their arithmetic in cache against
-# 1.34-1.39x at -O2 (tests/bench/RESULTS.md); sanitized builds keep OPT.
+# mdecode's kernels at -O3: in cache avx512 1.23-1.25x its arithmetic
+# against 1.32-1.34x at -O2, avx2 1.21-1.22x against 1.31-1.45x
+# (tests/bench/RESULTS.md); sanitized builds keep OPT.
 ifeq ($(SANITIZE),)
 $(BUILD)/obj/lib/mdec/mdec_avx2.o $(BUILD)/obj/lib/mdec/mdec_avx512.o: \
     KERNEL_OPT = -O3
