@@ -251,60 +251,66 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
 }
 
 /*
- * The lines of rows read next, handed out a few at each step of the
- * scores' and the values' loops, so that the prefetches spread evenly
- * over the block's arithmetic: issued in bursts, they wait for the
+ * The rows read next, handed out a whole row at a time, evenly over the
+ * steps of the scores' and the values' loops, so that the prefetches
+ * spread over the block's arithmetic: issued in bursts, they wait for the
  * core's few miss buffers and hold the arithmetic behind them
  * (RESULTS.md: 0.54-0.69 of the read probe on one thread of the Xeon with
- * bursts, 0.80-0.92 spread).  Into L1 go, while the scores are made, the
- * block's own V rows, and while the values are summed, the K rows of the
- * block computed next: each row comes half a block before it is read, so
- * that L1 holds a block's K or V rows and the next ones, not two whole
- * blocks (with blocks of 32 positions, the next block's K and V rows
- * prefetched during the whole block thrashed L1: one thread, bsz 8,
- * 88 ms where 16-position blocks took 83, paged 152-157 against 123,
- * RESULTS.md).  Each queue: rows p[0], p[st], .. p[(n - 1) st], rb
- * bytes each, the next line at row i, byte lo.
+ * bursts, 0.80-0.92 spread).  A row at a time, not a line: the queue's
+ * bookkeeping per line was half the instructions of the loops in cache
+ * (RESULTS.md).  Into L1 go, while the scores are made, the block's own
+ * V rows, and while the values are summed, the K rows of the block
+ * computed next: each row comes half a block before it is read, so that
+ * L1 holds a block's K or V rows and the next ones, not two whole blocks
+ * (with blocks of 32 positions, the next block's K and V rows prefetched
+ * during the whole block thrashed L1: one thread, bsz 8, 88 ms where
+ * 16-position blocks took 83, paged 152-157 against 123, RESULTS.md).
+ * Each queue: rows p[0], p[st], .. p[(n - 1) st], of which the first
+ * ceil(s n / S) are handed out after s of its S steps (acc counts n a
+ * step, S a row).
  */
 struct pfrows {
 	const char *const *p;
-	int		 i, n, st;
-	size_t		 lo;
+	int		 i, n, st, acc, S;
 };
 
 struct pfq {
 	struct pfrows	 l1;	/* rows into L1 */
 	struct pfrows	 l2;	/* rows into L2 only (stretch_slice) */
 	size_t		 rb;
-	int		 n1, n2;	/* lines of each a step */
 };
 
-/* The queue's next line, if any (l2: a constant where inlined). */
-INL void
-pf_line(struct pfrows *r, size_t rb, int l2)
+/* n rows p[0], p[st], .. over S steps (p NULL: none). */
+INL struct pfrows
+pf_rows(const char *const *p, int n, int st, int S)
 {
-	if (r->i >= r->n)
-		return;
-	if (l2)
-		prefetch_l2(r->p[r->i * r->st] + r->lo);
-	else
-		prefetch(r->p[r->i * r->st] + r->lo);
-	r->lo += 64;
-	if (r->lo >= rb) {
-		r->lo = 0;
-		r->i++;
+	return (struct pfrows){ p, 0, p == NULL ? 0 : n, st, S - 1, S };
+}
+
+/* One step of the queue (l2: a constant where inlined). */
+INL void
+pf_tick(struct pfrows *r, size_t rb, int l2)
+{
+	r->acc += r->n;
+	while (r->acc >= r->S) {
+		r->acc -= r->S;
+		prefetch_row(r->p[r->i++ * r->st], rb, l2);
 	}
 }
 
 INL void
 pf_next(struct pfq *q)
 {
-	int e;
+	pf_tick(&q->l1, q->rb, 0);
+	pf_tick(&q->l2, q->rb, 1);
+}
 
-	for (e = 0; e < q->n1; e++)
-		pf_line(&q->l1, q->rb, 0);
-	for (e = 0; e < q->n2; e++)
-		pf_line(&q->l2, q->rb, 1);
+/* The rows the steps did not hand out (none where they were counted). */
+INL void
+pf_rest(struct pfrows *r, size_t rb, int l2)
+{
+	while (r->i < r->n)
+		prefetch_row(r->p[r->i++ * r->st], rb, l2);
 }
 
 /*
@@ -368,7 +374,7 @@ pv_step(float *acc, int ld, const float *p, const char *const *vr, int c0,
 	for (r = 0; r < BLK / PJ; r++, p += W, vr += PJ)
 #pragma GCC unroll 16
 		for (jj = 0; jj < PJ; jj++) {
-			if (SPREAD)
+			if (SPREAD && jj % (PJ / 2) == 0)	/* 2 steps */
 				pf_next(pq);
 #pragma GCC unroll 4
 			for (g = 0; g < GB; g++)
@@ -450,13 +456,10 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc = t->acc + (size_t)g0 * ld;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
-	/* steps of the scores' loop, of the values' loops; lines a row */
-	const int S1 = NV * nch, S2 = (nch + CB - 1) / CB * BLK;
-	const int lpr = (int)((rb + 63) / 64);
-	struct pfq pq = { { vr, 0, SPREAD && own ? BLK : 0, 1, 0 },
-	    { ff, 0, SPREAD && ff != NULL ? 2 * BLK : 0, 1, 0 }, rb,
-	    (BLK * lpr + S1 - 1) / S1, (2 * BLK * lpr + S1 + S2 - 1) /
-	    (S1 + S2) };
+	/* steps of the scores' loop, of the values' loops */
+	const int S1 = NV * nch, S2 = (nch + CB - 1) / CB * NV * 2;
+	struct pfq pq = { pf_rows(vr, SPREAD && own ? BLK : 0, 1, S1),
+	    pf_rows(ff, SPREAD ? 2 * BLK : 0, 1, S1 + S2), rb };
 	int r, j, c0;
 
 	/*
@@ -504,10 +507,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		l = l + s[r];
 	}
 	vstore(ls, l);
-	while (pq.l1.i < pq.l1.n)	/* what the scores did not take */
-		pf_line(&pq.l1, rb, 0);
-	pq.l1 = (struct pfrows){ pf, 0, SPREAD && pf != NULL ? BLK : 0, 2, 0 };
-	pq.n1 = (BLK * lpr + S2 - 1) / S2;
+	pf_rest(&pq.l1, rb, 0);
+	pq.l1 = pf_rows(pf, SPREAD ? BLK : 0, 2, S2);
 	for (c0 = 0; c0 < nch; c0 += CB)
 		switch (nch - c0 < CB ? nch - c0 : CB) {
 		case 8: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
@@ -527,9 +528,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		default: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
 			    1, &pq); break;
 		}
-	/* what the arithmetic did not take */
-	while (pq.l1.i < pq.l1.n || pq.l2.i < pq.l2.n)
-		pf_next(&pq);
+	pf_rest(&pq.l1, rb, 0);
+	pf_rest(&pq.l2, rb, 1);
 }
 
 /*
