@@ -287,7 +287,10 @@ pf_rows(const char *const *p, int n, int st, int S)
 	return (struct pfrows){ p, 0, p == NULL ? 0 : n, st, S - 1, S };
 }
 
-/* One step of the queue (l2: a constant where inlined). */
+/*
+ * One step of the queue (l2: a constant where inlined).  It never hands
+ * out a row past n: heads_block counts exactly the steps its loops take.
+ */
 INL void
 pf_tick(struct pfrows *r, size_t rb, int l2)
 {
