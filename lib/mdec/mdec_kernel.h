@@ -276,7 +276,8 @@ struct pfrows {
 
 struct pfq {
 	struct pfrows	 l1;	/* rows into L1 */
-	struct pfrows	 l2;	/* rows into L2 only (stretch_slice) */
+	struct pfrows	 l2;	/* rows into L2 only (stretch_slice's, or
+				 * the next block's: one_block) */
 	size_t		 rb;
 };
 
@@ -634,6 +635,13 @@ stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
  * into L1, in the rows of task at (t itself, or the walk computed next);
  * nxt[0..nn) the walk's own next block, whose stretch slice h (walk h of
  * walks side by side; -1: a walk alone) goes to L2 in a paged cache.
+ * Where no slice goes to L2, the AVX-512 kernel brings the rows of ahead
+ * into L2 as well, spread over the whole block: they are then asked for
+ * a block before they are read, not half a block, and the L1 prefetches
+ * find them in L2 (RESULTS.md: [B, KH, M, D] at bsz 8 14-21 % faster on
+ * one and two threads of the Zen 5, 5-26 % on 1 to 16 threads of the
+ * Xeon; the other layouts within noise or faster; 0.15-0.4 ns more a
+ * position in cache).
  */
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
@@ -653,6 +661,8 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	if (paged && t->l2 && h >= 0 && stretch(nxt, nn) &&
 	    stretch_slice(t, nxt[0], h, rb, paged, ff))
 		fp = ff;
+	else if (SPREAD)	/* the rows of p into L2 too, a block ahead */
+		fp = p;
 	if (t->rd) {
 		read_block(t, kr, vr, nb, p, fp, rb);
 		return;
