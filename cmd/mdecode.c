@@ -264,9 +264,13 @@ parse_args(int argc, char **argv, struct opts *o)
 		    "--threads"));
 }
 
-/* -v: what was read, and how fast it was computed. */
+/*
+ * -v: what was read, how long the threads took to start, and how fast the
+ * attention was computed once they had (file pages mapped in included).
+ */
 static void
-say(const struct mk_mdec_io *io, int threads, double read_ms, double ms)
+say(const struct mk_mdec_io *io, int threads, double read_ms,
+    double team_ms, double ms)
 {
 	const struct mk_mdec *p = &io->p;
 	double bytes = (double)p->B * p->KH * (double)p->V * (2.0 *
@@ -281,6 +285,8 @@ say(const struct mk_mdec_io *io, int threads, double read_ms, double ms)
 	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
 	    " (next pages left to the CPU: MOEKIT_PAGED_L2=0)",
 	    p->mask ? "masked" : "no mask", read_ms);
+	fprintf(stderr, "%s: %d threads started in %.3f ms\n", mk_progname(),
+	    threads, team_ms);
 	fprintf(stderr, "%s: attention on %d threads in %.3f ms (%.2f GB/s of "
 	    "K, V and mask)\n", mk_progname(), threads, ms, bytes / (ms * 1e6));
 }
@@ -295,7 +301,7 @@ decode(const struct opts *o)
 	double t0;
 	int64_t shape[4];
 	int i, order[2], nsel, threads;
-	double read_ms;
+	double read_ms, team_ms;
 
 	nsel = mk_opt_emit(o->c.emit, onames, 2, order, 2);
 	t0 = mk_seconds();
@@ -306,10 +312,13 @@ decode(const struct opts *o)
 	threads = mk_threads_for((double)io.p.B * io.p.KH * (double)io.p.V *
 	    io.p.D * 4.0 / 1e7);
 	t0 = mk_seconds();
+	mk_mdec_team(threads);
+	team_ms = mk_ms_since(t0);
+	t0 = mk_seconds();
 	if (mk_mdec_compute(&io, threads, o->out_dtype, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
-		say(&io, threads, read_ms, mk_ms_since(t0));
+		say(&io, threads, read_ms, team_ms, mk_ms_since(t0));
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    MK_FMT_NPY);
 	shape[0] = io.p.B;

@@ -123,12 +123,18 @@ mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
 	int i;
 
 	n = bh * (size_t)io->p.D;
-	/* K, V and the mask read in place from files: their pages, once */
-	for (i = 1; i < 4; i++)
-		if (io->t[i].buf != NULL &&
-		    io->t[i].buf->mapped == MK_BUF_FILE)
+	/* K, V and the mask read in place from files: the pages read, once */
+	for (i = 1; i < 4; i++) {
+		if (io->t[i].buf == NULL || io->t[i].buf->mapped !=
+		    MK_BUF_FILE)
+			continue;
+		if (i < 3)
+			mk_mdec_populate_kv(&io->p, io->t[i].data,
+			    mk_tensor_nbytes(&io->t[i]), threads);
+		else
 			mk_mdec_populate(io->t[i].data,
 			    mk_tensor_nbytes(&io->t[i]), threads);
+	}
 	if ((io->lse = malloc(bh * sizeof(float))) == NULL ||
 	    (io->out = malloc(n * sizeof(float))) == NULL)
 		return mk_err_data(e, "out of memory for the outputs");

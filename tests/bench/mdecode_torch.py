@@ -8,7 +8,9 @@ the query axis, so that K and V are read once per kv head, as mdecode
 does), k, v [B, KH, V, D], attn_mask True = take part; torch.set_num_threads
 (THREADS).  mdecode's side: the attention time it reports with --verbose
 on the stream q, k, v[, mask] from a pipe (so that, like torch's, its
-inputs are in memory and the read is excluded), --threads THREADS.  Rounds alternate the two;
+inputs are in memory and the read is excluded; its threads started
+before it, as torch's were in the warm-up round: their start, which a
+fresh process pays once, is printed beside), --threads THREADS.  Rounds alternate the two;
 the medians and quartiles of each are printed, and the outputs are
 compared (max |mdecode - torch| against the float64 reference scale).
 
@@ -74,7 +76,7 @@ print("threads %d, M %d, V %d, QH %d, KH %d, D %d, rounds %d, torch %s, %s"
       % (T, M, V, QH, KH, D, R, torch.__version__, "SDPA" if sdpa is not
          manual_sdpa else "no SDPA: softmax(q k^T) v in torch"))
 print("dtype,bsz,density,mdecode_ms,mdecode_q1,mdecode_q3,torch_ms,torch_q1,"
-      "torch_q3,speedup,max_diff")
+      "torch_q3,speedup,max_diff,mdecode_start_ms")
 g = torch.Generator().manual_seed(1)
 for dt in (torch.float16, torch.bfloat16):
     for B in (1, 8):
@@ -95,18 +97,22 @@ for dt in (torch.float16, torch.bfloat16):
             if dens > 0:
                 data = qkv + npy(masked)
                 amask = (~masked[:, :, None, :V]).expand(B, KH, G, V)
-            tm, tt = [], []
+            tm, tt, ts = [], [], []
             for r in range(R + 1):
                 p = subprocess.run(args, input=data, capture_output=True)
                 if p.returncode != 0:
                     sys.exit(p.stderr.decode())
+                err = p.stderr.decode()
                 ms = float(re.search(r"attention on \d+ threads in ([0-9.]+) ms",
-                                     p.stderr.decode()).group(1))
+                                     err).group(1))
+                st = float(re.search(r"\d+ threads started in ([0-9.]+) ms",
+                                     err).group(1))
                 t0 = time.perf_counter()
                 ref = sdpa(qf, kv, vv, attn_mask=amask)
                 t1 = time.perf_counter()
                 if r > 0:            # round 0 warms both up
                     tm.append(ms)
+                    ts.append(st)
                     tt.append((t1 - t0) * 1e3)
             out = np.load(os.path.join(tmp, "out.npy"))
             if dt == torch.bfloat16:
@@ -115,9 +121,10 @@ for dt in (torch.float16, torch.bfloat16):
                 out = torch.from_numpy(out)
             diff = (out.float().reshape(B, KH, G, D) - ref.float()).abs().max()
             a, b = q3(tm), q3(tt)
-            print("%s,%d,%g,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2g"
+            print("%s,%d,%g,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2g,%.2f"
                   % (str(dt).split(".")[1], B, dens, a[1], a[0], a[2], b[1],
-                     b[0], b[2], b[1] / a[1], diff.item()), flush=True)
+                     b[0], b[2], b[1] / a[1], diff.item(), q3(ts)[1]),
+                  flush=True)
 for f in os.listdir(tmp):
     os.unlink(os.path.join(tmp, f))
 os.rmdir(tmp)

@@ -731,4 +731,6 @@ suite_mdec(void)
 	CU_add_test(s, "read probe", test_read_sum);
 	CU_add_test(s, "input policy: one stream or a file each",
 	    test_input_policy);
+	CU_add_test(s, "a cache from a file: only the pages read mapped in",
+	    test_mdec_populate);
 }

@@ -60,4 +60,7 @@ void	suite_a2a_scan(void);
 void	suite_a2a_job(void);
 void	suite_mdec(void);
 
+/* Tests of one suite kept in a file of their own. */
+void	test_mdec_populate(void);
+
 #endif
