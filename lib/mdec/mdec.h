@@ -43,11 +43,13 @@ struct mk_kern;
 /*
  * Scratch floats a kernel call may use (t->work): probabilities per head
  * and block, running sums per head (16 lanes), partial sums of four heads
- * (16-float vectors), two rows.
+ * (16-float vectors), two rows, and a copy of q [G][ld].
  */
 #define MK_MDEC_WORK(G, D)	(2 * MK_MDEC_BLOCK * 16 + \
 				    32 * (((size_t)(G) + 3) / 4) + \
-				    2 * ((size_t)(D) + 16) + 64)
+				    2 * ((size_t)(D) + 16) + 64 + \
+				    (size_t)(G) * (((size_t)(D) + 15) & \
+				    ~(size_t)15))
 
 /*
  * What one kernel call computes: a piece of one (batch, kv head) row.

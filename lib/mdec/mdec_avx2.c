@@ -78,6 +78,21 @@ vrow(const void *row, int off, int dt, int nv)
 	}
 }
 
+/* Of the 2W bf16 at p: the even elements (low halves of each 32 bits,
+ * shifted up) and the odd ones (high halves, the low ones cleared). */
+static inline __attribute__((always_inline)) VEC
+vbf16_even(const void *p)
+{
+	return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_loadu_si256(p), 16));
+}
+
+static inline __attribute__((always_inline)) VEC
+vbf16_odd(const void *p)
+{
+	return _mm256_castsi256_ps(_mm256_and_si256(_mm256_loadu_si256(p),
+	    _mm256_set1_epi32((int)0xffff0000)));
+}
+
 /*
  * Eight vectors to one vector of their sums: 128-bit halves of pairs, then
  * twice within 128-bit lanes.  Lane 4h + e ends up with the sum of

@@ -62,6 +62,21 @@ vrow(const void *row, int off, int dt, int nv)
 	}
 }
 
+/* Of the 2W bf16 at p: the even elements (low halves of each 32 bits,
+ * shifted up) and the odd ones (high halves, the low ones cleared). */
+static inline __attribute__((always_inline)) VEC
+vbf16_even(const void *p)
+{
+	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_loadu_si512(p), 16));
+}
+
+static inline __attribute__((always_inline)) VEC
+vbf16_odd(const void *p)
+{
+	return _mm512_castsi512_ps(_mm512_and_si512(_mm512_loadu_si512(p),
+	    _mm512_set1_epi32((int)0xffff0000)));
+}
+
 /*
  * Sixteen vectors to one vector of their sums in 30 shuffles and 15 adds:
  * halves of pairs are added (256-bit halves, then 128-bit quarters, then

@@ -13,6 +13,9 @@
  *   vxor(a, b)			bitwise exclusive or
  *   vrow(p, off, dt, nv)	elements off.. of a K/V row of dtype dt as
  *				f32; only nv (1..W) are read, the rest are 0
+ *   vbf16_even(p), vbf16_odd(p)	of the 2W bf16 at p, the even and the
+ *				odd elements as f32 (a shift and a mask: no
+ *				shuffle, unlike widening W in order)
  *   vreduce(const VEC *v)	W vectors -> one vector of their sums, lane
  *				L holding the sum of v[RIN(L)]
  *   ACCS			vector accumulators the values step may hold
@@ -42,6 +45,11 @@
  *	by TAU, so rescaling is rare;
  *   values: the weighted V rows are added into accumulators held in
  *	registers for the whole block, a pass per register-full of dims.
+ * A bf16 cache whose head size is a multiple of 2W is widened 2W elements
+ * at a time (PAIRS): chunk 2m of a row holds the even elements of its 2W
+ * from 2mW, chunk 2m+1 the odd ones; q is copied into the same order at
+ * the walk's start, which keeps every dot product, and the accumulators,
+ * summed in that order, are put back in order at its end.
  * K and V rows are found by arithmetic: position i of the piece is at
  * k + i * ps, or in a paged cache at the block of the sequence's table
  * that holds it; a block of consecutive positions in one stretch, from
@@ -64,6 +72,7 @@
 #define GBMAX	4		/* query heads per register block */
 #define INL	static inline __attribute__((always_inline))
 #define TAU	8.0f		/* log2 units the maximum may lag behind */
+#define PAIRS	(MK_NDTYPE + 1)	/* bf16 widened 2W at a time (dt) */
 
 _Static_assert(BLK % W == 0 && BLK <= 64 && W % GBMAX == 0,
     "block and vector width");
@@ -212,6 +221,22 @@ row_bytes(const struct mk_mdec_task *t, int dt, int Dc)
 }
 
 /*
+ * Chunk c of a row (W elements) as f32, of which nv are read; for PAIRS,
+ * odd says which of a pair c is (a constant where inlined: the loops walk
+ * chunks from an even one).  Widening bf16 in order takes a shuffle per W
+ * elements, on the same ports as the multiply-adds; a pair takes a shift
+ * and a mask for 2W.
+ */
+INL VEC
+vchunk(const char *row, int c, int odd, int dt, int nv)
+{
+	if (dt == PAIRS)
+		return odd ? vbf16_odd(row + (size_t)(c - 1) * W * 2) :
+		    vbf16_even(row + (size_t)c * W * 2);
+	return vrow(row, c * W, dt, nv);
+}
+
+/*
  * The cache lines of the rb bytes at p (into L1, or L2 only), one
  * prefetch per 64 bytes from p
  * (a row that does not start on a line leaves its last line to the
@@ -318,6 +343,44 @@ pf_rest(struct pfrows *r, size_t rb, int l2)
 }
 
 /*
+ * qk_vec's chunks for PAIRS: a pair of chunks a step, each K row's 2W
+ * elements loaded once and split (two chunks' steps of the prefetch
+ * queue).
+ */
+INL void
+qk_pairs(const float *const *qg, const char *const *kr, int j0, int nch,
+    int GP, struct pfq *pq, VEC *a)
+{
+	const int PJ = W / GP;
+	VEC qe[GBMAX], qo[GBMAX], ke, ko;
+	int c, g, jj;
+
+	for (c = 0; c < nch; c += 2) {
+		if (SPREAD) {
+			pf_next(pq);
+			pf_next(pq);
+		}
+#pragma GCC unroll 4
+		for (g = 0; g < GP; g++) {
+			qe[g] = vload(qg[g] + (size_t)c * W);
+			qo[g] = vload(qg[g] + (size_t)(c + 1) * W);
+		}
+#pragma GCC unroll 16
+		for (jj = 0; jj < PJ; jj++) {
+			ke = vbf16_even(kr[j0 + jj] + (size_t)c * W * 2);
+			ko = vbf16_odd(kr[j0 + jj] + (size_t)c * W * 2);
+#pragma GCC unroll 4
+			for (g = 0; g < GP; g++) {
+				a[RIN(g * PJ + jj)] = vfma(qe[g], ke,
+				    a[RIN(g * PJ + jj)]);
+				a[RIN(g * PJ + jj)] = vfma(qo[g], ko,
+				    a[RIN(g * PJ + jj)]);
+			}
+		}
+	}
+}
+
+/*
  * Scores of positions j0 .. j0+PJ-1 for the heads of q (GB real ones, GP
  * computed: 1, 2 or 4): one vector, lane g * PJ + jj for head g, position
  * j0 + jj.
@@ -337,6 +400,11 @@ qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
 #pragma GCC unroll 4
 	for (g = 0; g < GP; g++)	/* a head computed for nothing: any q */
 		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
+	if (dt == PAIRS) {
+		/* both halves of a pair at once: their row loaded once */
+		qk_pairs(qg, kr, j0, nch, GP, pq, a);
+		return vreduce(a);
+	}
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
 		if (SPREAD)
@@ -385,7 +453,8 @@ pv_step(float *acc, int ld, const float *p, const char *const *vr, int c0,
 				pj[g] = vset1(p[g * PJ + jj]);
 #pragma GCC unroll 8
 			for (cb = 0; cb < CB; cb++) {
-				vv = vrow(vr[jj], (c0 + cb) * W, dt,
+				/* c0 is even: a multiple of CB */
+				vv = vchunk(vr[jj], c0 + cb, cb & 1, dt,
 				    c0 + cb == nch - 1 ? tail : W);
 #pragma GCC unroll 4
 				for (g = 0; g < GB; g++)
@@ -406,6 +475,9 @@ struct scratch {
 	float	*lsum;		/* [G / GBMAX + 1][W] running sums, per lane */
 	float	*mv;		/* [G / GBMAX + 1][W] running maxima, per lane */
 	float	*s;		/* [BLK / PJ][W] scores, for the rare paths */
+	const float *q;		/* [G][ld] q, its elements in the order the
+				 * chunks hold them (t->q, or for PAIRS a
+				 * copy) */
 };
 
 /*
@@ -486,8 +558,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], rb, 1);
 				prefetch_row(ff[2 * j + 1], rb, 1);
 			}
-		s[r] = qk_vec(t->q + (size_t)g0 * ld, ld, kr, r * PJ, nch,
-		    tail, dt, GB, GP, &pq);
+		s[r] = qk_vec((dt == PAIRS ? w->q : t->q) + (size_t)g0 * ld,
+		    ld, kr, r * PJ, nch, tail, dt, GB, GP, &pq);
 	}
 	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
@@ -708,9 +780,37 @@ struct walk {
 	int		 done;
 };
 
+/*
+ * For PAIRS: each 2W elements of q's rows [G][ld] from pairs into the
+ * order of vchunk (to), or back (!to); tmp holds 2W floats.
+ */
+static void
+pair_order(float *dst, const float *src, int G, int ld, int D, int to,
+    float *tmp)
+{
+	int g, m, i;
+
+	for (g = 0; g < G; g++)
+		for (m = 0; m + 2 * W <= D; m += 2 * W) {
+			const float *s = src + (size_t)g * ld + m;
+
+			for (i = 0; i < W; i++) {
+				if (to) {
+					tmp[i] = s[2 * i];
+					tmp[W + i] = s[2 * i + 1];
+				} else {
+					tmp[2 * i] = s[i];
+					tmp[2 * i + 1] = s[W + i];
+				}
+			}
+			memcpy(dst + (size_t)g * ld + m, tmp, 2 * W *
+			    sizeof(float));
+		}
+}
+
 /* The walk's start: its scratch, outputs, and first block in slot 0. */
 INL void
-walk_start(const struct mk_mdec_task *t, struct walk *k)
+walk_start(const struct mk_mdec_task *t, struct walk *k, int dt)
 {
 	const int ng = (t->G + GBMAX - 1) / GBMAX;
 	int g, i;
@@ -721,6 +821,12 @@ walk_start(const struct mk_mdec_task *t, struct walk *k)
 	k->w.s = k->w.p + BLK * W;
 	k->w.lsum = k->w.s + BLK * W;
 	k->w.mv = k->w.lsum + (size_t)ng * W;
+	k->w.q = t->q;
+	if (dt == PAIRS) {	/* after mv: 64-byte aligned */
+		pair_order(k->w.mv + (size_t)ng * W, t->q, t->G, t->ld, t->D,
+		    1, k->w.s);
+		k->w.q = k->w.mv + (size_t)ng * W;
+	}
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
 		 * +inf, so that they never move a maximum and add 0 */
@@ -772,9 +878,12 @@ walk_step(const struct mk_mdec_task *t, struct walk *k,
 }
 
 INL void
-walk_end(const struct mk_mdec_task *t, const struct walk *k)
+walk_end(const struct mk_mdec_task *t, const struct walk *k, int dt)
 {
 	int g, i;
+
+	if (dt == PAIRS && !t->rd)	/* the sums back in order */
+		pair_order(t->acc, t->acc, t->G, t->ld, t->D, 0, k->w.s);
 
 	for (g = 0; g < t->G; g++) {
 		i = g / GBMAX;
@@ -801,7 +910,7 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 	int cur, h, live;
 
 	for (h = 0; h < n; h++) {
-		walk_start(&t[h], &k[h]);
+		walk_start(&t[h], &k[h], dt);
 		if (h == 0)	/* the first walk's first block */
 			prefetch_rows(t, k[0].idx[0], k[0].nb[0], rb, paged);
 	}
@@ -814,19 +923,21 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 			    n > 1 ? h : -1, dt, paged, Dc);
 	}
 	for (h = 0; h < n; h++)
-		walk_end(&t[h], &k[h]);
+		walk_end(&t[h], &k[h], dt);
 }
 
 INL void
 mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
 {
+	/* bf16 by pairs where the head size is whole pairs of vectors */
+	const int pd = dt == MK_BF16 && 64 % (2 * W) == 0 ? PAIRS : dt;
 	int paged = t->blk != NULL;
 
 	switch (t->D * 2 + paged) {
-	case 128:	pieces(t, n, dt, 0, 64); break;
-	case 129:	pieces(t, n, dt, 1, 64); break;
-	case 256:	pieces(t, n, dt, 0, 128); break;
-	case 257:	pieces(t, n, dt, 1, 128); break;
+	case 128:	pieces(t, n, pd, 0, 64); break;
+	case 129:	pieces(t, n, pd, 1, 64); break;
+	case 256:	pieces(t, n, pd, 0, 128); break;
+	case 257:	pieces(t, n, pd, 1, 128); break;
 	default:	if (paged)
 				pieces(t, n, dt, 1, 0);
 			else
@@ -848,41 +959,45 @@ mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
  */
 INL void
 arith_group(const struct mk_mdec_task *t, const float *q, int GP, int dt,
-    int Dc, VEC *a)
+    int Dc, int pairs, VEC *a)
 {
 	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
 	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
 	const char *kr = t->k, *vr = t->v;
 	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
+	/* PAIRS: whole pairs of chunks a step (a pair into one set of
+	 * chains where only one fits) */
+	const int PS = pairs && PH % 2 ? PH + 1 : PH, d = pairs ? PAIRS : dt;
 	VEC pb[GBMAX], kv, vv;
 	size_t i;
-	int c, ph, g, nv;
+	int c, ph, g, nv, x;
 
 #pragma GCC unroll 4
 	for (g = 0; g < GP; g++)
 		pb[g] = vset1(q[(size_t)g * ld] + 1.0f);
 	for (i = 0; i < t->n; i++, kr += t->ps, vr += t->ps)
-		for (c = 0; c < nch; c += PH)
+		for (c = 0; c < nch; c += PS)
 #pragma GCC unroll 8
-			for (ph = 0; ph < PH; ph++) {
+			for (ph = 0; ph < PS; ph++) {
 				if (c + ph >= nch)
 					break;
 				nv = c + ph == nch - 1 ? tail : W;
-				kv = vrow(kr, (c + ph) * W, dt, nv);
-				vv = vrow(vr, (c + ph) * W, dt, nv);
+				kv = vchunk(kr, c + ph, ph & 1, d, nv);
+				vv = vchunk(vr, c + ph, ph & 1, d, nv);
+				x = 2 * GP * (pairs ? ph % PH : ph);
 #pragma GCC unroll 4
 				for (g = 0; g < GP; g++) {
-					a[2 * GP * ph + g] = vfma(vload(q +
-					    (size_t)g * ld + (size_t)(c + ph) *
-					    W), kv, a[2 * GP * ph + g]);
-					a[2 * GP * ph + GP + g] = vfma(pb[g], vv,
-					    a[2 * GP * ph + GP + g]);
+					a[x + g] = vfma(vload(q + (size_t)g *
+					    ld + (size_t)(c + ph) * W), kv,
+					    a[x + g]);
+					a[x + GP + g] = vfma(pb[g], vv,
+					    a[x + GP + g]);
 				}
 			}
 }
 
 INL void
-arith(const struct mk_mdec_task *t, int dt, int Dc)
+arith(const struct mk_mdec_task *t, int dt, int Dc, int pairs)
 {
 	VEC a[ACCS];
 	int c, g0, GB;
@@ -894,13 +1009,13 @@ arith(const struct mk_mdec_task *t, int dt, int Dc)
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		switch (GB) {
 		case 4: arith_group(t, t->q + (size_t)g0 * t->ld, 4, dt, Dc,
-		    a); break;
+		    pairs, a); break;
 		case 3: arith_group(t, t->q + (size_t)g0 * t->ld, 3, dt, Dc,
-		    a); break;
+		    pairs, a); break;
 		case 2: arith_group(t, t->q + (size_t)g0 * t->ld, 2, dt, Dc,
-		    a); break;
+		    pairs, a); break;
 		default: arith_group(t, t->q + (size_t)g0 * t->ld, 1, dt, Dc,
-		    a); break;
+		    pairs, a); break;
 		}
 	}
 #pragma GCC unroll 16
@@ -912,10 +1027,15 @@ arith(const struct mk_mdec_task *t, int dt, int Dc)
 void
 MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)
 {
-	switch (t->D) {
-	case 64:	arith(t, dt, 64); break;
-	case 128:	arith(t, dt, 128); break;
-	default:	arith(t, dt, 0); break;
+	/* as the kernel reads them: bf16 by pairs where D is whole pairs */
+	const int pairs = dt == MK_BF16 && 64 % (2 * W) == 0;
+
+	switch (t->D * 2 + pairs) {
+	case 128:	arith(t, dt, 64, 0); break;
+	case 129:	arith(t, dt, 64, 1); break;
+	case 256:	arith(t, dt, 128, 0); break;
+	case 257:	arith(t, dt, 128, 1); break;
+	default:	arith(t, dt, 0, 0); break;
 	}
 }
 
