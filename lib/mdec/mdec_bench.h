@@ -43,13 +43,15 @@ struct mk_mdec_timing {
  * (mk_mdec_read_rows: the rows the kernel reads, on its walk), so that
  * all see the same state of a shared machine; a round where a pass got
  * less than 80 % of threads x its wall time of CPU was preempted and is
- * dropped.  bytes: what a dense pass reads (for GB/s).  Returns 0, or -1
- * with e filled.
+ * dropped.  bytes: what a dense pass reads (for GB/s).  cold (not NULL):
+ * ncold bytes read, untimed, before each pass, so that every pass reads K
+ * and V from memory rather than from the last-level cache the pass
+ * before filled.  Returns 0, or -1 with e filled.
  */
 int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 	    const struct mk_kern *probe, int threads, int rounds, double bytes,
-	    float *lse, float *out, struct mk_mdec_timing *tm,
-	    struct mk_err *e);
+	    const void *cold, size_t ncold, float *lse, float *out,
+	    struct mk_mdec_timing *tm, struct mk_err *e);
 
 /*
  * Whether lse/out agree with the reference rlse/rout within tol (relative

@@ -99,6 +99,9 @@ for dt in (torch.float16, torch.bfloat16):
                 amask = (~masked[:, :, None, :V]).expand(B, KH, G, V)
             tm, tt, ts = [], [], []
             for r in range(R + 1):
+                # torch's idle threads spin a while after its call: left
+                # to it, the next mdecode would share its CPUs with them
+                time.sleep(0.5)
                 p = subprocess.run(args, input=data, capture_output=True)
                 if p.returncode != 0:
                     sys.exit(p.stderr.decode())
