@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "base/clock.h"
 #include "base/dtype.h"
@@ -293,14 +294,24 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout,
 	return p;
 }
 
+/*
+ * n bytes in 2 MiB pages where the kernel grants them, as mdecode's own
+ * tensors read from a pipe get (tensor.c): in 4 KiB pages a paged
+ * cache's random blocks cost a page walk every few rows (one thread of a
+ * Xeon: 179-186 ms against 171-175, bhmd's 151-158 either way,
+ * RESULTS.md).
+ */
 static void *
 page_alloc(size_t n, const char *what, struct mk_err *e)
 {
 	void *p;
 
-	if (posix_memalign(&p, 4096, n ? n : 1) != 0)
+	if (posix_memalign(&p, (size_t)2 << 20, n ? n : 1) != 0)
 		return mk_err_data(e, "--bench: out of memory for %s (%.2f GB)",
 		    what, (double)n / 1e9), NULL;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, n, MADV_HUGEPAGE);
+#endif
 	return p;
 }
 
