@@ -6,6 +6,7 @@
 #include "a2a/a2a_trace.h"
 #include "base/clock.h"
 #include "base/threads.h"
+#include "simd/kern.h"
 #include "tensor/npy.h"
 #include "tensor/slab.h"
 #include "tensor/stream.h"
@@ -36,6 +37,10 @@ struct mk_a2a_trace {
 	uint64_t		 held[2];	/* such bytes still mapped */
 	int			 pend[2];	/* steps read in place and handed
 						 * out since a batch began */
+	int			 short_how;	/* a short trace's method, or
+						 * -1 until chosen */
+	double			 probe_gbps;	/* its probe's load rate (0:
+						 * none) */
 	int			 swap;		/* big-endian payload */
 	int			 ended;		/* the input's end was checked */
 	struct mk_tensor	*t;		/* tensors read whole */
@@ -261,6 +266,7 @@ mk_a2a_trace_open(struct mk_src *s, int R, struct mk_err *e)
 		return NULL;
 	}
 	tr->s = s;
+	tr->short_how = -1;
 	if (trace_open(tr, R, e) < 0) {
 		mk_a2a_trace_close(tr);
 		return NULL;
@@ -350,16 +356,38 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 /*
  * How a trace too short to time is read.  In place, on hosts of 8 CPUs
  * or more: one 8 MB step took 2.4 ms there against 4.2 by pread (the 16-
- * core host; a fresh buffer is zeroed, then copied into).  By pread on
- * smaller machines: 7.1 ms against 9.9 mapped on the 2-CPU virtual
- * machine, whose 4 KiB pages of page cache cost more than the copy.
+ * core host; a fresh buffer is zeroed, then copied into).  On smaller
+ * machines it depends on what their pages cost, so the first
+ * SHORT_PROBE bytes are loaded in place, timed: the 2-CPU Zen 5 virtual
+ * machine loaded mapped page-cache pages at 2.7-4.6 GB/s (a nested-paging
+ * walk each 4 KiB page) and took 7.1 ms a step by pread against 9.9
+ * mapped; a 2-CPU Xeon one loaded an 8 MB step in place in 0.28 ms and
+ * by pread in 1.2-2.1 ms (one step: 2.4-2.8 ms against 3.5-4.2,
+ * RESULTS.md).  At SHORT_MAP_GBPS or more the trace is read in place.
  */
 #define SHORT_MAP_CPUS	8
+#define SHORT_PROBE	((size_t)1 << 20)
+#define SHORT_MAP_GBPS	10.0
 
 static int
-short_method(void)
+short_method(struct mk_a2a_trace *tr)
 {
-	return mk_online_cpus() >= SHORT_MAP_CPUS ? BY_MAP : BY_PREAD;
+	size_t n = step_bytes(tr);
+	volatile uint64_t sink;
+	double t;
+
+	if (tr->short_how >= 0)
+		return tr->short_how;
+	if (mk_online_cpus() >= SHORT_MAP_CPUS)
+		return tr->short_how = BY_MAP;
+	n = n < SHORT_PROBE ? n : SHORT_PROBE;
+	t = mk_seconds();
+	sink = mk_kern()->read_sum(tr->mapped, n);
+	t = mk_seconds() - t;
+	(void)sink;
+	tr->probe_gbps = t > 0 ? (double)n / t / 1e9 : 1e9;
+	return tr->short_how = tr->probe_gbps >= SHORT_MAP_GBPS ? BY_MAP :
+	    BY_PREAD;
 }
 #define RETRY		128
 
@@ -373,7 +401,7 @@ timed(const struct mk_a2a_trace *tr, int k)
 
 /* How to read step k: pread, except the map trials and a map winner. */
 static int
-choose_method(const struct mk_a2a_trace *tr, int k)
+choose_method(struct mk_a2a_trace *tr, int k)
 {
 	int best;
 
@@ -382,7 +410,7 @@ choose_method(const struct mk_a2a_trace *tr, int k)
 	if (tr->read_as > 0)
 		return tr->read_as - 1;
 	if (tr->sh.S < PROBE_MIN_STEPS)
-		return short_method();
+		return short_method(tr);
 	if (k == 0)
 		return BY_PREAD;
 	if (k <= PROBE)
@@ -608,6 +636,14 @@ mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf, size_t size)
 		    "pread, %.3f ms mapped (the fastest of %d each); the rest "
 		    "%s", tr->step, tr->fastest[BY_PREAD] * 1e3,
 		    tr->fastest[BY_MAP] * 1e3, TRIAL_STEPS, how);
+	else if (tr->probe_gbps > 0)
+		snprintf(buf, size, "%d steps, %s (a trace too short to time; "
+		    "its first %zu KiB loaded in place at %.1f GB/s)",
+		    tr->step, how, (step_bytes(tr) < SHORT_PROBE ?
+		    step_bytes(tr) : SHORT_PROBE) >> 10, tr->probe_gbps);
+	else if (tr->short_how == BY_MAP)
+		snprintf(buf, size, "%d steps, mapped (a trace too short to "
+		    "time, on %d CPUs)", tr->step, mk_online_cpus());
 	else
 		snprintf(buf, size, "%d steps, read by pread", tr->step);
 	return buf;

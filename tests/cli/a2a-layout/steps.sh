@@ -13,6 +13,12 @@ fails 2 a2a-layout -E 8 --rank 1 --step 32 "$m"
 # -v says how the file's 32 steps were read (the choice depends on timing)
 a2a-layout -v -E 8 -o v.npy "$m" 2>&1 | grep -c '^a2a-layout: 32 steps; trial steps took [0-9.]* ms by pread, [0-9.]* ms mapped (the fastest of 4 each); the rest \(mapped\|by pread\)$'
 cmp v.npy file.npy
+# a trace too short to time: mapped on hosts of 8 CPUs or more, else as
+# fast as its first MiB loaded in place says (the same layout either way)
+d=$TESTDATA/a2a-dsv3-trace.npy
+a2a-layout -v -E 256 "$d" 2>&1 > short-v.npy | grep -c '^a2a-layout: 1 steps, \(\(mapped\|by pread\) (a trace too short to time; its first [0-9]* KiB loaded in place at [0-9.]* GB/s)\|mapped (a trace too short to time, on [0-9]* CPUs)\)$'
+MOEKIT_A2A_READ=pread a2a-layout -E 256 "$d" > short-p.npy
+cmp short-v.npy short-p.npy
 # every step read in place (MOEKIT_A2A_READ=map: 16 steps laid out at
 # once) or by pread: the same layouts, and a step inside a batch per rank
 MOEKIT_A2A_READ=map a2a-layout -E 8 "$m" > map.npy
