@@ -41,6 +41,7 @@ struct mk_a2a_trace {
 						 * -1 until chosen */
 	double			 probe_gbps;	/* its probe's load rate (0:
 						 * none) */
+	size_t			 probe_bytes;	/* and what it loaded */
 	int			 swap;		/* big-endian payload */
 	int			 ended;		/* the input's end was checked */
 	struct mk_tensor	*t;		/* tensors read whole */
@@ -380,7 +381,7 @@ short_method(struct mk_a2a_trace *tr)
 		return tr->short_how;
 	if (mk_online_cpus() >= SHORT_MAP_CPUS)
 		return tr->short_how = BY_MAP;
-	n = n < SHORT_PROBE ? n : SHORT_PROBE;
+	n = tr->probe_bytes = n < SHORT_PROBE ? n : SHORT_PROBE;
 	t = mk_seconds();
 	sink = mk_kern()->read_sum(tr->mapped, n);
 	t = mk_seconds() - t;
@@ -639,8 +640,7 @@ mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf, size_t size)
 	else if (tr->probe_gbps > 0)
 		snprintf(buf, size, "%d steps, %s (a trace too short to time; "
 		    "its first %zu KiB loaded in place at %.1f GB/s)",
-		    tr->step, how, (step_bytes(tr) < SHORT_PROBE ?
-		    step_bytes(tr) : SHORT_PROBE) >> 10, tr->probe_gbps);
+		    tr->step, how, tr->probe_bytes >> 10, tr->probe_gbps);
 	else if (tr->short_how == BY_MAP)
 		snprintf(buf, size, "%d steps, mapped (a trace too short to "
 		    "time, on %d CPUs)", tr->step, mk_online_cpus());

@@ -560,6 +560,9 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], rb, 1);
 				prefetch_row(ff[2 * j + 1], rb, 1);
 			}
+		/* w->q is t->q unless PAIRS, but reading t->q itself kept
+		 * the other dtypes' code as it was (f16 avx2 ran 7 % slower
+		 * in cache through w->q) */
 		s[r] = qk_vec((dt == PAIRS ? w->q : t->q) + (size_t)g0 * ld,
 		    ld, kr, r * PJ, nch, tail, dt, GB, GP, &pq);
 	}
