@@ -152,14 +152,17 @@ task_rows(const struct mk_mdec *p, const struct piece *c,
 	t->n = (size_t)c->len;
 }
 
+/* nfloat floats, 64-byte aligned, zeroed unless every one is written
+ * before it is read. */
 static void *
-alloc64(size_t nfloat)
+alloc64(size_t nfloat, int zero)
 {
 	void *p;
 
 	if (posix_memalign(&p, 64, (nfloat ? nfloat : 1) * sizeof(float)) != 0)
 		return NULL;
-	memset(p, 0, (nfloat ? nfloat : 1) * sizeof(float));
+	if (zero)
+		memset(p, 0, (nfloat ? nfloat : 1) * sizeof(float));
 	return p;
 }
 
@@ -168,7 +171,7 @@ static float *
 scaled_q(const struct mk_mdec *p, int ld)
 {
 	size_t bh = (size_t)p->B * (size_t)p->QH, i;
-	float *qs = alloc64(bh * (size_t)ld);
+	float *qs = alloc64(bh * (size_t)ld, 1);
 	const float c = (float)(p->scale * LOG2E);
 	int d;
 
@@ -394,10 +397,20 @@ chunks_for(int T, int64_t most)
 	return nc > T ? (int)nc : T;
 }
 
+/*
+ * Where a position's kv heads are walked side by side, a chunk of a
+ * sequence's positions gives each head a piece of that length: the floor
+ * counts positions of a sequence, not of all its heads.  (Counted over
+ * all heads, 16 threads at bsz 1 cut 512-position pieces, 1024 of them,
+ * whose states and merge cost [B, M, KH, D] 20 % more than [B, KH, M, D],
+ * RESULTS.md.)
+ */
 static int
 run_chunks(const struct mk_mdec *p, int T)
 {
-	return chunks_for(T, (int64_t)p->B * p->KH * p->V / CHUNK_MIN);
+	const int heads = p->layout == MK_MDEC_BHMD ? p->KH : 1;
+
+	return chunks_for(T, (int64_t)p->B * heads * p->V / CHUNK_MIN);
 }
 
 /* The rows probe's result: the xor of each piece's acc[0..16) words. */
@@ -434,19 +447,21 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
 	int rc = -1;
-	int64_t r;
+	int64_t h;
 
 	if (k == NULL)
 		k = mk_kern();
 	if (make_plan(p, run_chunks(p, T), &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
-	    (st = alloc64((size_t)pl.npieces * y.stride)) == NULL ||
+	    /* not zeroed: each piece's walk writes its state whole (one
+	     * thread zeroing 2 MiB of states took a tenth of a bsz-1 run) */
+	    (st = alloc64((size_t)pl.npieces * y.stride, 0)) == NULL ||
 	    (work = calloc((size_t)T, sizeof(*work))) == NULL ||
 	    (order = by_row(&pl, rows, &from)) == NULL)
 		goto done;
 	for (t = 0; t < T; t++)
 		if ((work[t] = alloc64(wn * (size_t)(pl.heads < MK_MDEC_GROUP ?
-		    pl.heads : MK_MDEC_GROUP))) == NULL)
+		    pl.heads : MK_MDEC_GROUP), 1)) == NULL)
 			goto done;
 	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
 	    NULL)
@@ -458,25 +473,22 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	run_pieces(&x, work, T);
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);
+	/* a query head each: at bsz 1 there are fewer rows than threads */
 #pragma omp parallel for num_threads(T) schedule(static)
-	for (r = 0; r < (fold != NULL ? 0 : rows); r++) {
+	for (h = 0; h < (fold != NULL ? 0 : rows * G); h++) {
+		const int64_t r = h / G;
 		double *acc = macc;
-		int g;
 
 #ifdef _OPENMP
 		acc += (size_t)omp_get_thread_num() * (size_t)p->D;
 #endif
-		for (g = 0; g < G; g++) {
-			size_t h = (size_t)r * (size_t)G + (size_t)g;
-
-			if (!q_finite(p->q + h * (size_t)p->D, p->D))
-				nan_head(lse + h, out + h * (size_t)p->D,
-				    p->D);
-			else
-				merge_one(st, y, order + from[r], from[r + 1] -
-				    from[r], G, g, p->D, ld, acc, lse + h,
-				    out + h * (size_t)p->D);
-		}
+		if (!q_finite(p->q + (size_t)h * (size_t)p->D, p->D))
+			nan_head(lse + h, out + (size_t)h * (size_t)p->D,
+			    p->D);
+		else
+			merge_one(st, y, order + from[r], from[r + 1] -
+			    from[r], G, (int)(h % G), p->D, ld, acc, lse + h,
+			    out + (size_t)h * (size_t)p->D);
 	}
 	rc = 0;
 done:

@@ -1,0 +1,379 @@
+/*
+ * mixfloor.c - how close to mdecode's read probe one core can stream K
+ * and V rows while it does a decode position's arithmetic, with no
+ * softmax, mask or bookkeeping: the bound on issue 11's "0.90 of the
+ * probe" for a kernel of a given arithmetic weight (RESULTS.md).
+ *
+ *   mixfloor THREADS [MIB [ROUNDS]]
+ *
+ * (cc -O3 -pthread -mavx512f -mavx512bw -mavx512vl -mf16c -mfma -Ilib
+ *  -o mixfloor tests/bench/mixfloor.c)
+ *
+ * K and V are MIB MiB each (default 1024) of 256-byte rows (128 dims of
+ * 16 bits, the seed's head size), in 2 MiB pages; THREADS threads take
+ * equal runs of positions.  The least arithmetic of a position of a kv
+ * head with 4 query heads: 16 row vectors widened to f32 and 64 FMAs (32
+ * for the scores, 32 for the values), what --bench-kernel calls the
+ * floor.  Each round runs every pass once, in turn; printed are each
+ * pass's median GB/s over ROUNDS rounds (default 7), its ratio to the
+ * same round's probe, median [min, max], and for the arithmetic passes
+ * the ns a position of their arithmetic alone, rows in L1, one thread:
+ *   probe   each thread's K bytes front to back, then its V bytes, in
+ *           512-bit loads (mdecode --bench's read probe);
+ *   rows    K row i and V row i side by side, a load a line, no arithmetic;
+ *   the shapes of shapes[] below, named by
+ *     f16 | bf16    widened by VCVTPH2PS, or two vectors at a time (shift,
+ *                   mask) as mdecode's bf16 pairs;
+ *     b32           K rows of 32 positions, then their V rows (the
+ *                   kernel's order: a block's scores before its values);
+ *                   without it, K row i and V row i side by side;
+ *     L1+16, L2+64  each row read prefetched 16 rows ahead into L1, 64
+ *                   into L2 (in its own stream);
+ *     x1.5, x2      the FMAs done 1.5 or 2 times over on the same rows:
+ *                   the arithmetic's weight raised toward the kernel's
+ *                   (its softmax, reductions and row addresses).
+ */
+#define _GNU_SOURCE
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "base/clock.h"
+
+#define RB	256			/* a row: 128 dims of 16 bits */
+#define PFD	(16 * RB)		/* prefetch distance */
+
+static unsigned char	*kc, *vc;
+static size_t		 nrows;
+static int		 nthreads, mode;
+static float		 q[4][128] __attribute__((aligned(64)));
+static pthread_barrier_t go, done;
+static volatile float	 fsink;
+static volatile uint64_t isink;
+
+/* Loads only: one word of every line. */
+static uint64_t
+rows(const unsigned char *k, const unsigned char *v, size_t n)
+{
+	uint64_t x = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < RB; j += 64)
+			x ^= *(const volatile uint64_t *)(k + i * RB + j) ^
+			    *(const volatile uint64_t *)(v + i * RB + j);
+	return x;
+}
+
+/* The 8 f32 vectors of a row: f16 by conversion, bf16 by pairs. */
+#define WIDEN(bf, p, f) do {						\
+	int c_;								\
+	if (bf) {							\
+		for (c_ = 0; c_ < 4; c_++) {				\
+			__m512i x_ = _mm512_loadu_si512((p) + 64 * c_);	\
+			f[2 * c_] = _mm512_castsi512_ps(		\
+			    _mm512_slli_epi32(x_, 16));			\
+			f[2 * c_ + 1] = _mm512_castsi512_ps(		\
+			    _mm512_and_si512(x_, hi16));		\
+		}							\
+	} else								\
+		for (c_ = 0; c_ < 8; c_++)				\
+			f[c_] = _mm512_cvtph_ps(_mm256_loadu_si256(	\
+			    (const __m256i *)((p) + 32 * c_)));		\
+} while (0)
+
+/* Prefetch row r's lines: into L1 (T0) or L2 (T1). */
+#define PF_ROW(r, hint) do {						\
+	int l_;								\
+	for (l_ = 0; l_ < RB; l_ += 64)					\
+		_mm_prefetch((const char *)(r) + l_, hint);		\
+} while (0)
+
+/* The values' FMAs of a V row: 4 heads' terms of each of its 8
+ * vectors, half/2 times over. */
+#define VALUES(f, a, half) do {						\
+	int r_, c2_;							\
+	for (r_ = 0; r_ < (half); r_ += 2)				\
+		for (c2_ = 0; c2_ < 8; c2_++) {				\
+			a[c2_] = _mm512_fmadd_ps(f[c2_], p0, a[c2_]);	\
+			a[c2_] = _mm512_fmadd_ps(f[c2_], p1, a[c2_]);	\
+			if (r_ + 1 == (half))				\
+				continue;				\
+			a[c2_] = _mm512_fmadd_ps(f[c2_], p2, a[c2_]);	\
+			a[c2_] = _mm512_fmadd_ps(f[c2_], p3, a[c2_]);	\
+		}							\
+} while (0)
+
+/* A pass's shape: dtype, positions a block (1: K and V rows side by
+ * side), rows ahead prefetched into L1 and into L2 (0: none). */
+struct shape {
+	const char	*name;
+	int		 bf, blk, d1, d2;
+	int		 half;	/* halves of the least arithmetic: 2 is it */
+};
+
+static const struct shape shapes[] = {
+	{ "f16", 0, 1, 0, 0, 2 },
+	{ "f16 L1+16", 0, 1, 16, 0, 2 },
+	{ "f16 L1+16 L2+64", 0, 1, 16, 64, 2 },
+	{ "f16 b32", 0, 32, 0, 0, 2 },
+	{ "f16 b32 L1+16", 0, 32, 16, 0, 2 },
+	{ "f16 b32 L1+16 L2+64", 0, 32, 16, 64, 2 },
+	{ "bf16 b32 L1+16 L2+64", 1, 32, 16, 64, 2 },
+	{ "f16 b32 L1+16 L2+64 x1.5", 0, 32, 16, 64, 3 },
+	{ "f16 b32 L1+16 L2+64 x2", 0, 32, 16, 64, 4 },
+	{ "f16 b32 L1+16 x1.5", 0, 32, 16, 0, 3 },
+	{ "f16 b32 L1+16 x2", 0, 32, 16, 0, 4 },
+};
+#define NSHAPE	11
+_Static_assert(sizeof(shapes) / sizeof(shapes[0]) == NSHAPE, "shaped");
+#define NPASS	(NSHAPE + 2)	/* and the probe, and rows */
+
+/*
+ * Scores (4 heads x 8 vectors into 8 accumulators) of a K row, values
+ * (8 vectors, each the sum of 4 heads' terms) of a V row; each row
+ * prefetched as it steps d1 rows ahead into L1, d2 into L2.
+ */
+static inline __attribute__((always_inline)) float
+arith(const unsigned char *k, const unsigned char *v, size_t n,
+    const struct shape *sh)
+{
+	const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000);
+	const __m512 p0 = _mm512_set1_ps(1e-3f), p1 = _mm512_set1_ps(2e-3f),
+	    p2 = _mm512_set1_ps(-1e-3f), p3 = _mm512_set1_ps(5e-4f);
+	const size_t blk = (size_t)sh->blk, d1 = (size_t)sh->d1 * RB,
+	    d2 = (size_t)sh->d2 * RB;
+	__m512 s[8], a[8], f[8];
+	size_t i, i0, e;
+	int c, h, r;
+
+	for (c = 0; c < 8; c++)
+		s[c] = a[c] = _mm512_setzero_ps();
+	for (i0 = 0; i0 < n; i0 += blk) {
+		e = i0 + blk < n ? i0 + blk : n;
+		for (i = i0; i < e; i++) {
+			const unsigned char *kr = k + i * RB;
+
+			if (d1)
+				PF_ROW(kr + d1, _MM_HINT_T0);
+			if (d2)
+				PF_ROW(kr + d2, _MM_HINT_T1);
+			if (blk == 1) {
+				if (d1)
+					PF_ROW(v + i * RB + d1, _MM_HINT_T0);
+				if (d2)
+					PF_ROW(v + i * RB + d2, _MM_HINT_T1);
+			}
+			WIDEN(sh->bf, kr, f);
+			for (r = 0; r < sh->half; r += 2)
+				for (c = 0; c < (r + 1 == sh->half ? 4 : 8);
+				    c++)
+					for (h = 0; h < 4; h++)
+						s[2 * h + (c & 1)] =
+						    _mm512_fmadd_ps(f[c],
+						    _mm512_load_ps(q[h] +
+						    16 * c), s[2 * h + (c & 1)]);
+			if (blk > 1)
+				continue;
+			WIDEN(sh->bf, v + i * RB, f);
+			VALUES(f, a, sh->half);
+		}
+		for (i = i0; blk > 1 && i < e; i++) {
+			const unsigned char *vr = v + i * RB;
+
+			if (d1)
+				PF_ROW(vr + d1, _MM_HINT_T0);
+			if (d2)
+				PF_ROW(vr + d2, _MM_HINT_T1);
+			WIDEN(sh->bf, vr, f);
+			VALUES(f, a, sh->half);
+		}
+	}
+	for (c = 1; c < 8; c++)
+		s[0] = _mm512_add_ps(s[0], _mm512_add_ps(s[c], a[c]));
+	return _mm512_reduce_add_ps(_mm512_add_ps(s[0], a[0]));
+}
+
+/* arith compiled for each shape, its constants folded in. */
+static float
+shaped(const unsigned char *k, const unsigned char *v, size_t n, int i)
+{
+#define S(j)	case j: return arith(k, v, n, &shapes[j])
+	switch (i) {
+	S(0); S(1); S(2); S(3); S(4); S(5); S(6); S(7); S(8); S(9); S(10);
+	}
+#undef S
+	return 0;
+}
+
+/* mdecode's read probe: every byte in 512-bit loads, 4 sums. */
+static uint64_t
+probe(const unsigned char *p, size_t n)
+{
+	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+	size_t i;
+
+	for (i = 0; i + 256 <= n; i += 256) {
+		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(p + i));
+		a1 = _mm512_add_epi64(a1, _mm512_loadu_si512(p + i + 64));
+		a2 = _mm512_add_epi64(a2, _mm512_loadu_si512(p + i + 128));
+		a3 = _mm512_add_epi64(a3, _mm512_loadu_si512(p + i + 192));
+	}
+	a0 = _mm512_add_epi64(_mm512_add_epi64(a0, a1),
+	    _mm512_add_epi64(a2, a3));
+	return (uint64_t)_mm512_reduce_add_epi64(a0);
+}
+
+static void *
+worker(void *arg)
+{
+	const size_t t = (size_t)(uintptr_t)arg;
+	const size_t lo = nrows * t / (size_t)nthreads,
+	    hi = nrows * (t + 1) / (size_t)nthreads, n = hi - lo;
+	const unsigned char *k, *v;
+	uint64_t x;
+	float y;
+
+	for (;;) {
+		pthread_barrier_wait(&go);
+		if (mode < 0)
+			return NULL;
+		k = kc + lo * RB, v = vc + lo * RB;
+		x = 0, y = 0;
+		if (mode == 0)
+			x = probe(k, n * RB) + probe(v, n * RB);
+		else if (mode == 1)
+			x = rows(k, v, n);
+		else
+			y = shaped(k, v, n, mode - 2);
+		isink ^= x;
+		fsink += y;
+		pthread_barrier_wait(&done);
+	}
+}
+
+static double
+pass(int m)
+{
+	double t0;
+
+	mode = m;
+	t0 = mk_seconds();
+	pthread_barrier_wait(&go);
+	pthread_barrier_wait(&done);
+	return 2.0 * (double)(nrows * RB) / (mk_seconds() - t0) / 1e9;
+}
+
+static int
+cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmpd);
+	return v[n / 2];
+}
+
+/* ns a position of shape i's arithmetic alone, rows in L1 (best of 15). */
+static double
+in_l1(int i)
+{
+	static unsigned char buf[2][64 * RB] __attribute__((aligned(64)));
+	double best = 1e9, t;
+	int r, j;
+
+	memcpy(buf[0], kc, sizeof(buf[0]));
+	memcpy(buf[1], vc, sizeof(buf[1]));
+	for (r = 0; r < 15; r++) {
+		t = mk_seconds();
+		for (j = 0; j < 2000; j++)
+			fsink += shaped(buf[0], buf[1], 64, i);
+		t = (mk_seconds() - t) / (2000.0 * 64) * 1e9;
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+static unsigned char *
+big(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n, MADV_HUGEPAGE);
+	return p;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t mib = argc > 2 ? strtoull(argv[2], NULL, 10) : 1024, i;
+	int rounds = argc > 3 ? atoi(argv[3]) : 7, r, m;
+	uint64_t s = 88172645463325252ull;
+	double g[NPASS][64], fr[NPASS][64], lo, hi;
+	pthread_t th[256];
+
+	nthreads = argc > 1 ? atoi(argv[1]) : 1;
+	if (nthreads < 1 || nthreads > 256 || mib < 1 || rounds < 1 ||
+	    rounds > 64) {
+		fprintf(stderr, "usage: mixfloor THREADS [MIB [ROUNDS]]\n");
+		return 2;
+	}
+	nrows = (mib << 20) / RB;
+	if ((kc = big(nrows * RB)) == NULL || (vc = big(nrows * RB)) == NULL) {
+		perror("mixfloor");
+		return 1;
+	}
+	/* 16-bit values of magnitude 1/4 to 2, as f16 and as bf16: no
+	 * denormal anywhere (each would cost a microcode assist) */
+	for (i = 0; i < nrows * RB / 2; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		((uint16_t *)kc)[i] = (uint16_t)(s & 0x83ff) | 0x3400 |
+		    (uint16_t)((s >> 16 & 3) << 10);
+		((uint16_t *)vc)[i] = (uint16_t)((s >> 32 & 0x807f) | 0x3e80 |
+		    (s >> 48 & 3) << 7);
+	}
+	for (i = 0; i < 4 * 128; i++)
+		q[i / 128][i % 128] = (float)((int)(i % 7) - 3) * 0.01f;
+	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&done, NULL, (unsigned)nthreads + 1);
+	for (r = 0; r < nthreads; r++)
+		pthread_create(&th[r], NULL, worker, (void *)(uintptr_t)r);
+	pass(0);			/* untimed: pages, threads warm */
+	for (r = 0; r < rounds; r++)
+		for (m = 0; m < NPASS; m++)
+			g[m][r] = pass(m);
+	printf("%d threads, K and V %zu MiB each\n", nthreads, mib);
+	for (m = 0; m < NPASS; m++) {
+		for (r = 0; r < rounds; r++)
+			fr[m][r] = g[m][r] / g[0][r];
+		lo = hi = fr[m][0];
+		for (r = 1; r < rounds; r++) {
+			lo = fr[m][r] < lo ? fr[m][r] : lo;
+			hi = fr[m][r] > hi ? fr[m][r] : hi;
+		}
+		printf("%s,%.2f GB/s,%.3f [%.3f, %.3f] of probe", m == 0 ?
+		    "probe" : m == 1 ? "rows" : shapes[m - 2].name,
+		    median(g[m], rounds), median(fr[m], rounds), lo, hi);
+		if (m >= 2)	/* the threads wait at the barrier */
+			printf(",%.2f ns a position in L1", in_l1(m - 2));
+		printf("\n");
+	}
+	mode = -1;
+	pthread_barrier_wait(&go);
+	for (r = 0; r < nthreads; r++)
+		pthread_join(th[r], NULL);
+	return isink == 42 && fsink == 42.0f;
+}
