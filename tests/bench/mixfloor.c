@@ -6,8 +6,9 @@
  *
  *   mixfloor THREADS [MIB [ROUNDS]]
  *
- * (cc -O3 -pthread -mavx512f -mavx512bw -mavx512vl -mf16c -mfma -Ilib
- *  -o mixfloor tests/bench/mixfloor.c)
+ * (after make: cc -O3 -pthread -mavx512f -mavx512bw -mavx512vl -mf16c
+ *  -mfma -Ilib -o mixfloor tests/bench/mixfloor.c build/libmoekit.a -lm
+ *  -fopenmp)
  *
  * K and V are MIB MiB each (default 1024) of 256-byte rows (128 dims of
  * 16 bits, the seed's head size), in 2 MiB pages; THREADS threads take
@@ -18,8 +19,8 @@
  * pass's median GB/s over ROUNDS rounds (default 7), its ratio to the
  * same round's probe, median [min, max], and for the arithmetic passes
  * the ns a position of their arithmetic alone, rows in L1, one thread:
- *   probe   each thread's K bytes front to back, then its V bytes, in
- *           512-bit loads (mdecode --bench's read probe);
+ *   probe   each thread's K bytes front to back, then its V bytes, by
+ *           mdecode --bench's read probe (mk_read_sum_avx512);
  *   rows    K row i and V row i side by side, a load a line, no arithmetic;
  *   the shapes of shapes[] below, named by
  *     f16 | bf16    widened by VCVTPH2PS, or two vectors at a time (shift,
@@ -43,6 +44,7 @@
 #include <sys/mman.h>
 
 #include "base/clock.h"
+#include "mdec/mdec.h"
 
 #define RB	256			/* a row: 128 dims of 16 bits */
 #define PFD	(16 * RB)		/* prefetch distance */
@@ -210,24 +212,6 @@ shaped(const unsigned char *k, const unsigned char *v, size_t n, int i)
 	return 0;
 }
 
-/* mdecode's read probe: every byte in 512-bit loads, 4 sums. */
-static uint64_t
-probe(const unsigned char *p, size_t n)
-{
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-	size_t i;
-
-	for (i = 0; i + 256 <= n; i += 256) {
-		a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(p + i));
-		a1 = _mm512_add_epi64(a1, _mm512_loadu_si512(p + i + 64));
-		a2 = _mm512_add_epi64(a2, _mm512_loadu_si512(p + i + 128));
-		a3 = _mm512_add_epi64(a3, _mm512_loadu_si512(p + i + 192));
-	}
-	a0 = _mm512_add_epi64(_mm512_add_epi64(a0, a1),
-	    _mm512_add_epi64(a2, a3));
-	return (uint64_t)_mm512_reduce_add_epi64(a0);
-}
-
 static void *
 worker(void *arg)
 {
@@ -245,7 +229,8 @@ worker(void *arg)
 		k = kc + lo * RB, v = vc + lo * RB;
 		x = 0, y = 0;
 		if (mode == 0)
-			x = probe(k, n * RB) + probe(v, n * RB);
+			x = mk_read_sum_avx512(k, n * RB) +
+			    mk_read_sum_avx512(v, n * RB);
 		else if (mode == 1)
 			x = rows(k, v, n);
 		else
