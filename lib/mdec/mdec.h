@@ -222,12 +222,6 @@ int	mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
 void	mk_mdec_io_free(struct mk_mdec_io *io);
 
 /*
- * Run the problem on `threads` OpenMP threads with the kernels of table k
- * (NULL: the selected one):
- * lse [B][QH] and out [B][QH][D] (f32).  Returns 0, or -1 with e filled if
- * memory ran out.
- */
-/*
  * Start the team of `threads` OpenMP threads that mk_mdec_run and
  * mk_mdec_compute then take (a process's first team costs from 0.1 ms to
  * a few ms to start: 2.5 ms for 16 threads of the device's Xeon, up to
@@ -236,6 +230,12 @@ void	mk_mdec_io_free(struct mk_mdec_io *io);
  */
 void	mk_mdec_team(int threads);
 
+/*
+ * Run the problem on `threads` OpenMP threads with the kernels of table k
+ * (NULL: the selected one):
+ * lse [B][QH] and out [B][QH][D] (f32).  Returns 0, or -1 with e filled if
+ * memory ran out.
+ */
 int	mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k,
 	    int threads, float *lse, float *out, struct mk_err *e);
 

@@ -48,10 +48,9 @@
  * A bf16 cache of head size 64 or 128 (known at compile time, whole pairs
  * of vectors) is widened 2W elements at a time (PAIRS, 5-9 % faster in
  * cache on a Xeon, RESULTS.md): chunk 2m of a row holds the even elements
- * of its 2W
- * from 2mW, chunk 2m+1 the odd ones; q is copied into the same order at
- * the walk's start, which keeps every dot product, and the accumulators,
- * summed in that order, are put back in order at its end.
+ * of its 2W from 2mW, chunk 2m+1 the odd ones; q is copied into the same
+ * order at the walk's start, which keeps every dot product, and the
+ * accumulators, summed in that order, are put back in order at its end.
  * K and V rows are found by arithmetic: position i of the piece is at
  * k + i * ps, or in a paged cache at the block of the sequence's table
  * that holds it; a block of consecutive positions in one stretch, from
@@ -930,11 +929,20 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 		walk_end(&t[h], &k[h], dt);
 }
 
+/*
+ * How rows of dtype dt are read at the head sizes the kernels know at
+ * compile time (64, 128: whole pairs of vectors): bf16 by pairs.
+ */
+INL int
+read_dt(int dt)
+{
+	return dt == MK_BF16 && 64 % (2 * W) == 0 ? PAIRS : dt;
+}
+
 INL void
 mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
 {
-	/* bf16 by pairs at the head sizes below (whole pairs of vectors) */
-	const int pd = dt == MK_BF16 && 64 % (2 * W) == 0 ? PAIRS : dt;
+	const int pd = read_dt(dt);
 	int paged = t->blk != NULL;
 
 	switch (t->D * 2 + paged) {
@@ -970,7 +978,8 @@ arith_group(const struct mk_mdec_task *t, const float *q, int GP, int dt,
 	const char *kr = t->k, *vr = t->v;
 	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
 	/* PAIRS: whole pairs of chunks a step (a pair into one set of
-	 * chains where only one fits) */
+	 * chains where only one fits); pairs is a constant where inlined,
+	 * which keeps the chains' indices constants */
 	const int PS = pairs && PH % 2 ? PH + 1 : PH, d = pairs ? PAIRS : dt;
 	VEC pb[GBMAX], kv, vv;
 	size_t i;
@@ -1031,8 +1040,8 @@ arith(const struct mk_mdec_task *t, int dt, int Dc, int pairs)
 void
 MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)
 {
-	/* as the kernel reads them: bf16 by pairs where D is whole pairs */
-	const int pairs = dt == MK_BF16 && 64 % (2 * W) == 0;
+	/* rows read as the kernel reads them */
+	const int pairs = read_dt(dt) == PAIRS;
 
 	switch (t->D * 2 + pairs) {
 	case 128:	arith(t, dt, 64, 0); break;
