@@ -133,7 +133,37 @@ static const struct shape shapes[] = {
 };
 #define NSHAPE	11
 _Static_assert(sizeof(shapes) / sizeof(shapes[0]) == NSHAPE, "shaped");
-#define NPASS	(NSHAPE + 2)	/* and the probe, and rows */
+/*
+ * Paged walks: K and V cut into blocks of 16 positions x 8 kv heads (32
+ * KiB, vLLM's [num_blocks, 16, KH, D]), read as mdecode walks a paged
+ * cache: 32 positions (two blocks) at a time, kv head by kv head, each
+ * head's 32 K rows then its 32 V rows, with the kernel's prefetches
+ * (into L1 the walk's own V rows while its K rows are read and the next
+ * walk's K rows while its V rows are; into L2 the next walk's K and V
+ * rows over the whole walk).  Blocks in address order or shuffled;
+ * "far": also the same kv head's rows of the next two blocks into L2
+ * (a whole step of 8 walks ahead); "rows": loads only.
+ */
+struct pshape {
+	const char	*name;
+	int		 shuf, far, l2, half;	/* half 0: loads only */
+};
+
+static const struct pshape pshapes[] = {
+	{ "paged rows in order", 0, 0, 1, 0 },
+	{ "paged rows shuffled", 1, 0, 1, 0 },
+	{ "paged in order x1.5", 0, 0, 1, 3 },
+	{ "paged shuffled x1.5", 1, 0, 1, 3 },
+	{ "paged shuffled far x1.5", 1, 1, 1, 3 },
+	{ "paged in order x1.5 no L2", 0, 0, 0, 3 },
+	{ "paged shuffled x1.5 no L2", 1, 0, 0, 3 },
+	{ "paged in order x1", 0, 0, 1, 2 },
+	{ "paged shuffled x1", 1, 0, 1, 2 },
+};
+#define NPSHAPE	9
+_Static_assert(sizeof(pshapes) / sizeof(pshapes[0]) == NPSHAPE, "pshaped");
+#define PBB	(16 * 8 * RB)		/* a block: 16 positions, 8 kv heads */
+#define NPASS	(NSHAPE + NPSHAPE + 2)	/* and the probe, and rows */
 
 /*
  * Scores (4 heads x 8 vectors into 8 accumulators) of a K row, values
@@ -212,6 +242,111 @@ shaped(const unsigned char *k, const unsigned char *v, size_t n, int i)
 	return 0;
 }
 
+static int32_t		*ptab[2];	/* block tables: in order, shuffled */
+static size_t		 npb;		/* blocks of K (and of V) */
+
+/* The 32 rows of kv head h in blocks b[0] and b[1]. */
+static inline __attribute__((always_inline)) void
+walk_rows(const unsigned char *base, const int32_t *b, int h,
+    const unsigned char **r)
+{
+	int j;
+
+	for (j = 0; j < 32; j++)
+		r[j] = base + (size_t)b[j / 16] * PBB + (size_t)(j % 16) * 8 *
+		    RB + (size_t)h * RB;
+}
+
+/* The paged walk of blocks tab[0..nb) (nb even) in shape sh. */
+static inline __attribute__((always_inline)) float
+pwalk(const int32_t *tab, size_t nb, const struct pshape *sh)
+{
+	const __m512i hi16 = _mm512_set1_epi32((int)0xffff0000);
+	const __m512 p0 = _mm512_set1_ps(1e-3f), p1 = _mm512_set1_ps(2e-3f),
+	    p2 = _mm512_set1_ps(-1e-3f), p3 = _mm512_set1_ps(5e-4f);
+	const unsigned char *kr[32], *vr[32], *nk[32], *nv[32], *fk[32],
+	    *fv[32];
+	__m512 s[8], a[8], f[8];
+	uint64_t x = 0;
+	size_t i;
+	int c, h, j, r, l, nn, far;
+
+	(void)hi16;
+	for (c = 0; c < 8; c++)
+		s[c] = a[c] = _mm512_setzero_ps();
+	for (i = 0; i + 2 <= nb; i += 2)
+		for (h = 0; h < 8; h++) {
+			walk_rows(kc, tab + i, h, kr);
+			walk_rows(vc, tab + i, h, vr);
+			nn = h < 7 || i + 4 <= nb;
+			if (nn) {
+				walk_rows(kc, tab + i + (h < 7 ? 0 : 2),
+				    (h + 1) % 8, nk);
+				walk_rows(vc, tab + i + (h < 7 ? 0 : 2),
+				    (h + 1) % 8, nv);
+			}
+			far = sh->far && i + 4 <= nb;
+			if (far) {
+				walk_rows(kc, tab + i + 2, h, fk);
+				walk_rows(vc, tab + i + 2, h, fv);
+			}
+			for (j = 0; j < 32; j++) {
+				PF_ROW(vr[j], _MM_HINT_T0);
+				if (nn && sh->l2)
+					PF_ROW(nk[j], _MM_HINT_T1);
+				if (far)
+					PF_ROW(fk[j], _MM_HINT_T1);
+				if (sh->half == 0) {
+					for (l = 0; l < RB; l += 64)
+						x ^= *(const volatile uint64_t
+						    *)(kr[j] + l);
+					continue;
+				}
+				WIDEN(0, kr[j], f);
+				for (r = 0; r < sh->half; r += 2)
+					for (c = 0; c < (r + 1 == sh->half ?
+					    4 : 8); c++)
+						for (l = 0; l < 4; l++)
+							s[2 * l + (c & 1)] =
+							    _mm512_fmadd_ps(
+							    f[c], _mm512_load_ps(
+							    q[l] + 16 * c),
+							    s[2 * l + (c & 1)]);
+			}
+			for (j = 0; j < 32; j++) {
+				if (nn)
+					PF_ROW(nk[j], _MM_HINT_T0);
+				if (nn && sh->l2)
+					PF_ROW(nv[j], _MM_HINT_T1);
+				if (far)
+					PF_ROW(fv[j], _MM_HINT_T1);
+				if (sh->half == 0) {
+					for (l = 0; l < RB; l += 64)
+						x ^= *(const volatile uint64_t
+						    *)(vr[j] + l);
+					continue;
+				}
+				WIDEN(0, vr[j], f);
+				VALUES(f, a, sh->half);
+			}
+		}
+	for (c = 1; c < 8; c++)
+		s[0] = _mm512_add_ps(s[0], _mm512_add_ps(s[c], a[c]));
+	return _mm512_reduce_add_ps(_mm512_add_ps(s[0], a[0])) + (float)(x & 1);
+}
+
+/* pwalk compiled for each paged shape. */
+static float
+pshaped(const int32_t *tab, size_t nb, int i)
+{
+#define S(j)	case j: return pwalk(tab, nb, &pshapes[j])
+	switch (i) {
+	S(0); S(1); S(2); S(3); S(4); S(5); S(6); S(7); S(8);
+	}
+#undef S
+	return 0;
+}
+
 static void *
 worker(void *arg)
 {
@@ -233,8 +368,14 @@ worker(void *arg)
 			    mk_read_sum_avx512(v, n * RB);
 		else if (mode == 1)
 			x = rows(k, v, n);
-		else
+		else if (mode < NSHAPE + 2)
 			y = shaped(k, v, n, mode - 2);
+		else	/* this thread's blocks: an even run of them */
+			y = pshaped(ptab[pshapes[mode - NSHAPE - 2].shuf] +
+			    npb * t / (size_t)nthreads / 2 * 2,
+			    npb * (t + 1) / (size_t)nthreads / 2 * 2 -
+			    npb * t / (size_t)nthreads / 2 * 2,
+			    mode - NSHAPE - 2);
 		isink ^= x;
 		fsink += y;
 		pthread_barrier_wait(&done);
@@ -332,6 +473,22 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < 4 * 128; i++)
 		q[i / 128][i % 128] = (float)((int)(i % 7) - 3) * 0.01f;
+	npb = nrows * RB / PBB;
+	if ((ptab[0] = malloc(npb * sizeof(int32_t))) == NULL ||
+	    (ptab[1] = malloc(npb * sizeof(int32_t))) == NULL) {
+		perror("mixfloor");
+		return 1;
+	}
+	for (i = 0; i < npb; i++)
+		ptab[0][i] = ptab[1][i] = (int32_t)i;
+	for (i = npb - 1; i > 0; i--) {	/* Fisher-Yates */
+		size_t j;
+		int32_t t;
+
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		j = (size_t)(s % (i + 1));
+		t = ptab[1][i], ptab[1][i] = ptab[1][j], ptab[1][j] = t;
+	}
 	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
 	pthread_barrier_init(&done, NULL, (unsigned)nthreads + 1);
 	for (r = 0; r < nthreads; r++)
@@ -350,9 +507,10 @@ main(int argc, char **argv)
 			hi = fr[m][r] > hi ? fr[m][r] : hi;
 		}
 		printf("%s,%.2f GB/s,%.3f [%.3f, %.3f] of probe", m == 0 ?
-		    "probe" : m == 1 ? "rows" : shapes[m - 2].name,
+		    "probe" : m == 1 ? "rows" : m < NSHAPE + 2 ?
+		    shapes[m - 2].name : pshapes[m - NSHAPE - 2].name,
 		    median(g[m], rounds), median(fr[m], rounds), lo, hi);
-		if (m >= 2)	/* the threads wait at the barrier */
+		if (m >= 2 && m < NSHAPE + 2)	/* the threads wait */
 			printf(",%.2f ns a position in L1", in_l1(m - 2));
 		printf("\n");
 	}
