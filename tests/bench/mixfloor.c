@@ -32,7 +32,10 @@
  *                   into L2 (in its own stream);
  *     x1.5, x2      the FMAs done 1.5 or 2 times over on the same rows:
  *                   the arithmetic's weight raised toward the kernel's
- *                   (its softmax, reductions and row addresses).
+ *                   (its softmax, reductions and row addresses);
+ *     kernel's      b32 with mdecode's prefetch distances, not a stream's
+ *                   (L2 one block ahead, or 2);
+ *   and the paged walks of pshapes[] below.
  */
 #define _GNU_SOURCE
 #include <immintrin.h>
@@ -116,22 +119,30 @@ struct shape {
 	const char	*name;
 	int		 bf, blk, d1, d2;
 	int		 half;	/* halves of the least arithmetic: 2 is it */
+	int		 kpf;	/* b32 with the kernel's prefetches: into L1
+				 * the block's V rows while its K rows are
+				 * read, the next block's K rows while its V
+				 * rows are; into L2 the K and V rows kpf
+				 * blocks ahead over the whole block */
 };
 
 static const struct shape shapes[] = {
-	{ "f16", 0, 1, 0, 0, 2 },
-	{ "f16 L1+16", 0, 1, 16, 0, 2 },
-	{ "f16 L1+16 L2+64", 0, 1, 16, 64, 2 },
-	{ "f16 b32", 0, 32, 0, 0, 2 },
-	{ "f16 b32 L1+16", 0, 32, 16, 0, 2 },
-	{ "f16 b32 L1+16 L2+64", 0, 32, 16, 64, 2 },
-	{ "bf16 b32 L1+16 L2+64", 1, 32, 16, 64, 2 },
-	{ "f16 b32 L1+16 L2+64 x1.5", 0, 32, 16, 64, 3 },
-	{ "f16 b32 L1+16 L2+64 x2", 0, 32, 16, 64, 4 },
-	{ "f16 b32 L1+16 x1.5", 0, 32, 16, 0, 3 },
-	{ "f16 b32 L1+16 x2", 0, 32, 16, 0, 4 },
+	{ "f16", 0, 1, 0, 0, 2, 0 },
+	{ "f16 L1+16", 0, 1, 16, 0, 2, 0 },
+	{ "f16 L1+16 L2+64", 0, 1, 16, 64, 2, 0 },
+	{ "f16 b32", 0, 32, 0, 0, 2, 0 },
+	{ "f16 b32 L1+16", 0, 32, 16, 0, 2, 0 },
+	{ "f16 b32 L1+16 L2+64", 0, 32, 16, 64, 2, 0 },
+	{ "bf16 b32 L1+16 L2+64", 1, 32, 16, 64, 2, 0 },
+	{ "f16 b32 L1+16 L2+64 x1.5", 0, 32, 16, 64, 3, 0 },
+	{ "f16 b32 L1+16 L2+64 x2", 0, 32, 16, 64, 4, 0 },
+	{ "f16 b32 L1+16 x1.5", 0, 32, 16, 0, 3, 0 },
+	{ "f16 b32 L1+16 x2", 0, 32, 16, 0, 4, 0 },
+	{ "f16 b32 kernel's prefetches", 0, 32, 0, 0, 2, 1 },
+	{ "f16 b32 kernel's prefetches x1.5", 0, 32, 0, 0, 3, 1 },
+	{ "f16 b32 kernel's, L2 2 blocks ahead x1.5", 0, 32, 0, 0, 3, 2 },
 };
-#define NSHAPE	11
+#define NSHAPE	14
 _Static_assert(sizeof(shapes) / sizeof(shapes[0]) == NSHAPE, "shaped");
 /*
  * Paged walks: K and V cut into blocks of 16 positions x 8 kv heads (32
@@ -194,6 +205,11 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 				PF_ROW(kr + d1, _MM_HINT_T0);
 			if (d2)
 				PF_ROW(kr + d2, _MM_HINT_T1);
+			if (sh->kpf) {
+				PF_ROW(v + i * RB, _MM_HINT_T0);
+				PF_ROW(kr + (size_t)sh->kpf * 32 * RB,
+				    _MM_HINT_T1);
+			}
 			if (blk == 1) {
 				if (d1)
 					PF_ROW(v + i * RB + d1, _MM_HINT_T0);
@@ -221,6 +237,11 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 				PF_ROW(vr + d1, _MM_HINT_T0);
 			if (d2)
 				PF_ROW(vr + d2, _MM_HINT_T1);
+			if (sh->kpf) {
+				PF_ROW(k + (i + 32) * RB, _MM_HINT_T0);
+				PF_ROW(vr + (size_t)sh->kpf * 32 * RB,
+				    _MM_HINT_T1);
+			}
 			WIDEN(sh->bf, vr, f);
 			VALUES(f, a, sh->half);
 		}
@@ -239,6 +260,7 @@ shaped(const unsigned char *k, const unsigned char *v, size_t n, int i)
 #define S(j)	case j: return arith(k, v, n, &shapes[j])
 	switch (i) {
 	S(0); S(1); S(2); S(3); S(4); S(5); S(6); S(7); S(8); S(9); S(10);
+	S(11); S(12); S(13);
 	}
 #undef S
 	return 0;
