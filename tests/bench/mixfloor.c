@@ -174,7 +174,9 @@ static const struct pshape pshapes[] = {
 #define NPSHAPE	9
 _Static_assert(sizeof(pshapes) / sizeof(pshapes[0]) == NPSHAPE, "pshaped");
 #define PBB	(16 * 8 * RB)		/* a block: 16 positions, 8 kv heads */
-#define NPASS	(NSHAPE + NPSHAPE + 2)	/* and the probe, and rows */
+/* and the probe, rows, mdecode's kernel and its rows probe */
+#define NPASS	(NSHAPE + NPSHAPE + 4)
+#define KPASS	(NSHAPE + NPSHAPE + 2)
 
 /*
  * Scores (4 heads x 8 vectors into 8 accumulators) of a K row, values
@@ -371,6 +373,30 @@ pshaped(const int32_t *tab, size_t nb, int i)
 	return 0;
 }
 
+/*
+ * mdecode's own AVX-512 f16 kernel over this thread's rows, as one kv
+ * head's positions of 4 query heads (bhmd, no mask), or (rd) its rows
+ * probe: the kernel measured in the same rounds as the loops.
+ */
+static float
+kernel(const unsigned char *k, const unsigned char *v, size_t n, int rd)
+{
+	static __thread float *work, *acc;
+	float m[4], l[4];
+	struct mk_mdec_task t;
+
+	if (work == NULL && (posix_memalign((void **)&work, 64,
+	    MK_MDEC_WORK(4, 128) * sizeof(float)) != 0 ||
+	    posix_memalign((void **)&acc, 64, 4 * 128 * sizeof(float)) != 0))
+		return 0;
+	memset(&t, 0, sizeof(t));
+	t.k = k, t.v = v, t.ps = RB, t.n = n, t.D = 128, t.G = 4, t.ld = 128;
+	t.q = &q[0][0], t.m = m, t.l = l, t.acc = acc, t.work = work;
+	t.rd = rd, t.bshift = -1;
+	mk_mdec_f16_avx512(&t, 1);
+	return acc[0] + (rd ? 0 : m[0] + l[0]);
+}
+
 static void *
 worker(void *arg)
 {
@@ -394,6 +420,8 @@ worker(void *arg)
 			x = rows(k, v, n);
 		else if (mode < NSHAPE + 2)
 			y = shaped(k, v, n, mode - 2);
+		else if (mode >= KPASS)
+			y = kernel(k, v, n, mode - KPASS);
 		else	/* this thread's blocks: an even run of them */
 			y = pshaped(ptab[pshapes[mode - NSHAPE - 2].shuf] +
 			    npb * t / (size_t)nthreads / 2 * 2,
@@ -532,7 +560,9 @@ main(int argc, char **argv)
 		}
 		printf("%s,%.2f GB/s,%.3f [%.3f, %.3f] of probe", m == 0 ?
 		    "probe" : m == 1 ? "rows" : m < NSHAPE + 2 ?
-		    shapes[m - 2].name : pshapes[m - NSHAPE - 2].name,
+		    shapes[m - 2].name : m == KPASS ? "mdecode's kernel" :
+		    m == KPASS + 1 ? "mdecode's rows probe" :
+		    pshapes[m - NSHAPE - 2].name,
 		    median(g[m], rounds), median(fr[m], rounds), lo, hi);
 		if (m >= 2 && m < NSHAPE + 2)	/* the threads wait */
 			printf(",%.2f ns a position in L1", in_l1(m - 2));
