@@ -35,7 +35,11 @@
  *                   (its softmax, reductions and row addresses);
  *     kernel's      b32 with mdecode's prefetch distances, not a stream's
  *                   (L2 one block ahead, or 2);
- *   and the paged walks of pshapes[] below.
+ *   the paged walks of pshapes[] below (blocks shuffled or in address
+ *   order: what a shuffled block table costs this arithmetic);
+ *   mdecode's kernel, and its rows probe: mdecode's own f16 AVX-512
+ *           kernel over the same rows as one kv head of 4 query heads,
+ *           timed in the same rounds as the loops.
  */
 #define _GNU_SOURCE
 #include <immintrin.h>
