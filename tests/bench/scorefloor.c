@@ -1,0 +1,69 @@
+/*
+ * scorefloor.c - what the AVX-512 kernel's algorithm adds to the
+ * arithmetic --bench-kernel calls its floor: the transpose-reduction
+ * that turns 16 accumulators (4 positions x 4 query heads) into one
+ * vector of scores, and the exponentials of those 16 scores, timed
+ * alone in registers (throughput-bound; on Intel they share the FMAs'
+ * two ports, so they add to the floor).  The kernel's own primitives
+ * (vreduce, vexp2) are compiled in from lib/mdec/mdec_avx512.c.
+ *
+ *   cc -O3 -mavx512f -mavx512bw -mavx512dq -mavx512vl -mf16c -mfma -Ilib
+ *      -o scorefloor tests/bench/scorefloor.c -lm
+ *   taskset -c 0 scorefloor
+ *
+ * Prints ns per position of a kv head of 4 query heads (16 scores are 4
+ * positions), best of 7 rounds, beside which to read --bench-kernel's
+ * ns and floor_ns (RESULTS.md).
+ */
+#include "../../lib/mdec/mdec_avx512.c"
+
+#include <stdio.h>
+#include <time.h>
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ns per 16 scores: reduced (and exponentiated if ex), best of 7. */
+static double
+per16(int ex)
+{
+	const long N = 4000000;
+	VEC v[16], acc = vzero(), m = vset1(0.5f);
+	double best = 1e9, t;
+	float o[16];
+	long n;
+	int i, r;
+
+	for (i = 0; i < 16; i++)
+		v[i] = vset1(-0.001f * (float)i);
+	for (r = 0; r < 7; r++) {
+		t = now();
+		for (n = 0; n < N; n++) {
+			VEC s = vreduce(v);
+
+			acc = acc + (ex ? vexp2(s - m) : s);
+			/* one input rewritten each time: nothing hoisted */
+			__asm__ volatile("" : "+v"(v[n & 15]));
+		}
+		t = now() - t;
+		best = t < best ? t : best;
+	}
+	_mm512_storeu_ps(o, acc);
+	return o[0] == 42.0f ? 0 : best / (double)N * 1e9;
+}
+
+int
+main(void)
+{
+	double r = per16(0), e = per16(1);
+
+	printf("reduction %.2f ns, reduction and exponentials %.2f ns a "
+	    "position (4 heads)\n", r / 4, e / 4);
+	return 0;
+}
