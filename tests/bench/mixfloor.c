@@ -117,6 +117,25 @@ rows(const unsigned char *k, const unsigned char *v, size_t n)
 		}							\
 } while (0)
 
+/* The scores' FMAs of a K row: 4 heads' products with its 8 vectors, in
+ * 8 accumulators, half/2 times over. */
+#define SCORES(f, s, half) do {						\
+	int r_, c_, h_;							\
+	for (r_ = 0; r_ < (half); r_ += 2)				\
+		for (c_ = 0; c_ < (r_ + 1 == (half) ? 4 : 8); c_++)	\
+			for (h_ = 0; h_ < 4; h_++)			\
+				s[2 * h_ + (c_ & 1)] = _mm512_fmadd_ps(	\
+				    f[c_], _mm512_load_ps(q[h_] + 16 * c_), \
+				    s[2 * h_ + (c_ & 1)]);		\
+} while (0)
+
+/* A load of every line of row p, xored into x. */
+#define LOADS(p, x) do {						\
+	int l_;								\
+	for (l_ = 0; l_ < RB; l_ += 64)					\
+		x ^= *(const volatile uint64_t *)((p) + l_);		\
+} while (0)
+
 /* A pass's shape: dtype, positions a block (1: K and V rows side by
  * side), rows ahead prefetched into L1 and into L2 (0: none). */
 struct shape {
@@ -198,7 +217,7 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 	    d2 = (size_t)sh->d2 * RB;
 	__m512 s[8], a[8], f[8];
 	size_t i, i0, e;
-	int c, h, r;
+	int c;
 
 	for (c = 0; c < 8; c++)
 		s[c] = a[c] = _mm512_setzero_ps();
@@ -223,14 +242,7 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 					PF_ROW(v + i * RB + d2, _MM_HINT_T1);
 			}
 			WIDEN(sh->bf, kr, f);
-			for (r = 0; r < sh->half; r += 2)
-				for (c = 0; c < (r + 1 == sh->half ? 4 : 8);
-				    c++)
-					for (h = 0; h < 4; h++)
-						s[2 * h + (c & 1)] =
-						    _mm512_fmadd_ps(f[c],
-						    _mm512_load_ps(q[h] +
-						    16 * c), s[2 * h + (c & 1)]);
+			SCORES(f, s, sh->half);
 			if (blk > 1)
 				continue;
 			WIDEN(sh->bf, v + i * RB, f);
@@ -299,7 +311,7 @@ pwalk(const int32_t *tab, size_t nb, const struct pshape *sh)
 	__m512 s[8], a[8], f[8];
 	uint64_t x = 0;
 	size_t i;
-	int c, h, j, r, l, nn, far;
+	int c, h, j, ph, nn, far;
 
 	(void)hi16;
 	for (c = 0; c < 8; c++)
@@ -320,45 +332,32 @@ pwalk(const int32_t *tab, size_t nb, const struct pshape *sh)
 				walk_rows(kc, tab + i + 2, h, fk);
 				walk_rows(vc, tab + i + 2, h, fv);
 			}
-			for (j = 0; j < 32; j++) {
-				PF_ROW(vr[j], _MM_HINT_T0);
-				if (nn && sh->l2)
-					PF_ROW(nk[j], _MM_HINT_T1);
-				if (far)
-					PF_ROW(fk[j], _MM_HINT_T1);
-				if (sh->half == 0) {
-					for (l = 0; l < RB; l += 64)
-						x ^= *(const volatile uint64_t
-						    *)(kr[j] + l);
-					continue;
+			/* ph 0: the K rows (scores), 1: the V rows (values) */
+			for (ph = 0; ph < 2; ph++)
+				for (j = 0; j < 32; j++) {
+					const unsigned char *row = ph ? vr[j] :
+					    kr[j];
+
+					if (ph == 0)
+						PF_ROW(vr[j], _MM_HINT_T0);
+					else if (nn)
+						PF_ROW(nk[j], _MM_HINT_T0);
+					if (nn && sh->l2)
+						PF_ROW((ph ? nv : nk)[j],
+						    _MM_HINT_T1);
+					if (far)
+						PF_ROW((ph ? fv : fk)[j],
+						    _MM_HINT_T1);
+					if (sh->half == 0) {
+						LOADS(row, x);
+						continue;
+					}
+					WIDEN(0, row, f);
+					if (ph)
+						VALUES(f, a, sh->half);
+					else
+						SCORES(f, s, sh->half);
 				}
-				WIDEN(0, kr[j], f);
-				for (r = 0; r < sh->half; r += 2)
-					for (c = 0; c < (r + 1 == sh->half ?
-					    4 : 8); c++)
-						for (l = 0; l < 4; l++)
-							s[2 * l + (c & 1)] =
-							    _mm512_fmadd_ps(
-							    f[c], _mm512_load_ps(
-							    q[l] + 16 * c),
-							    s[2 * l + (c & 1)]);
-			}
-			for (j = 0; j < 32; j++) {
-				if (nn)
-					PF_ROW(nk[j], _MM_HINT_T0);
-				if (nn && sh->l2)
-					PF_ROW(nv[j], _MM_HINT_T1);
-				if (far)
-					PF_ROW(fv[j], _MM_HINT_T1);
-				if (sh->half == 0) {
-					for (l = 0; l < RB; l += 64)
-						x ^= *(const volatile uint64_t
-						    *)(vr[j] + l);
-					continue;
-				}
-				WIDEN(0, vr[j], f);
-				VALUES(f, a, sh->half);
-			}
 		}
 	for (c = 1; c < 8; c++)
 		s[0] = _mm512_add_ps(s[0], _mm512_add_ps(s[c], a[c]));
