@@ -111,6 +111,64 @@ vreduce(const VEC *v)
 }
 
 /*
+ * Four query heads' q rows mixed by 128-bit quarters: row r's quarter s
+ * is head (r + s) % 4's (nch chunks of W floats, rows ld apart, in
+ * place).  A row mixed so multiplies each K chunk into partial sums of
+ * all four heads at once, and vreduce4 then turns 4 positions' 16
+ * accumulators into their scores in 33 shuffles and adds, not 45.
+ */
+#define MIXQ	1
+static inline void
+vmix4(float *q, int ld, int nch)
+{
+	VEC r[4];
+	int c, g;
+
+	for (c = 0; c < nch; c++) {
+		for (g = 0; g < 4; g++)
+			r[g] = _mm512_load_ps(q + (size_t)g * ld + (size_t)c * W);
+		for (g = 0; g < 4; g++)
+			_mm512_store_ps(q + (size_t)g * ld + (size_t)c * W,
+			    _mm512_mask_mov_ps(_mm512_mask_mov_ps(
+			    _mm512_mask_mov_ps(r[g], 0x00f0, r[(g + 1) % 4]),
+			    0x0f00, r[(g + 2) % 4]), 0xf000, r[(g + 3) % 4]));
+	}
+}
+
+/*
+ * The scores of 4 positions of 4 heads from accumulators a[4 j + r] (row
+ * r of vmix4's q times position j): lane 4 g + j holds head g, position
+ * j.  Quarter g of a[4 j + r] holds head (r + g) % 4's partial sums, so
+ * rotating row r's quarters by (4 - r) % 4 and adding lines head g up in
+ * quarter g (3 shuffles, 3 adds a position); the 4 positions' quarters
+ * are then summed across their lanes as vreduce's last two steps do.
+ */
+static inline __attribute__((always_inline)) VEC
+vreduce4(const VEC *a)
+{
+	VEC p[4], x, y;
+	int j;
+
+#pragma GCC unroll 4
+	for (j = 0; j < 4; j++)
+		p[j] = _mm512_add_ps(
+		    _mm512_add_ps(a[4 * j],
+		    _mm512_shuffle_f32x4(a[4 * j + 3], a[4 * j + 3], 0x39)),
+		    _mm512_add_ps(
+		    _mm512_shuffle_f32x4(a[4 * j + 2], a[4 * j + 2], 0x4e),
+		    _mm512_shuffle_f32x4(a[4 * j + 1], a[4 * j + 1], 0x93)));
+	x = _mm512_add_ps(_mm512_unpacklo_ps(p[0], p[1]),
+	    _mm512_unpackhi_ps(p[0], p[1]));
+	y = _mm512_add_ps(_mm512_unpacklo_ps(p[2], p[3]),
+	    _mm512_unpackhi_ps(p[2], p[3]));
+	return _mm512_add_ps(
+	    _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(x),
+	    _mm512_castps_pd(y))),
+	    _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(x),
+	    _mm512_castps_pd(y))));
+}
+
+/*
  * 2^x for x <= 0: x = n + f with |f| <= 1/2, 2^f by its Taylor polynomial
  * of degree 7 (relative error below 1e-8), then VSCALEFPS.  Below -125
  * the result is 0, so no subnormal ever reaches the accumulators; a NaN

@@ -20,6 +20,10 @@
  *				L holding the sum of v[RIN(L)]
  *   ACCS			vector accumulators the values step may hold
  *				(16 of AVX-512's 32 registers, 8 of AVX2's)
+ *   MIXQ			1 where the includer also has, for groups of
+ *				four heads, vmix4(q, ld, nch) (q's rows mixed
+ *				by quarters, in place) and vreduce4(a) (the
+ *				scores of accumulators a[4 j + row]); else 0
  *   vexp2(x)			2^x for x <= 0, 0 below -125, NaN kept
  *   vhsum(v)			sum of the lanes
  *   vany_gt(a, b)		whether a lane of a is greater than b's
@@ -37,7 +41,9 @@
  *	heads; PJ = W / 4 positions of 4 heads (or W/2 of 2, W of 1) fill W
  *	accumulators, which one transpose-reduction turns into one vector of
  *	scores, lane L = head L / PJ, position L % PJ: the reduction never
- *	leaves the registers;
+ *	leaves the registers (with MIXQ, four heads' q rows are mixed by
+ *	quarters at the walk's start, so that the reduction takes 33
+ *	shuffles and adds, not 45: 1-2 % faster in cache, RESULTS.md);
  *   softmax: the block's score vectors hold all the group's heads, so the
  *	exponentials of several heads run side by side, against a vector of
  *	running maxima (each head's in its lanes), once every score vector
@@ -69,11 +75,20 @@
 #include "base/dtype.h"
 #include "mdec/mdec.h"
 
+#ifndef MIXQ		/* the includer has vmix4 and vreduce4 */
+#define MIXQ	0
+#endif
+
 #define BLK	MK_MDEC_BLOCK
 #define GBMAX	4		/* query heads per register block */
 #define INL	static inline __attribute__((always_inline))
 #define TAU	8.0f		/* log2 units the maximum may lag behind */
 #define PAIRS	(MK_NDTYPE + 1)	/* bf16 widened 2W at a time (dt) */
+/* whether a group of GB heads reads vmix4's q (a constant where used) */
+#define MIXED(GB)	(MIXQ && (GB) == 4)
+/* the accumulator of q row g (head g, or vmix4's row g), position jj */
+#define AIX(GB, PJ, g, jj)	(MIXED(GB) ? 4 * (jj) + (g) : \
+				    RIN((g) * (PJ) + (jj)))
 
 _Static_assert(BLK % W == 0 && BLK <= 64 && W % GBMAX == 0,
     "block and vector width");
@@ -343,6 +358,18 @@ pf_rest(struct pfrows *r, size_t rb, int l2)
 		prefetch_row(r->p[r->i++ * r->st], rb, l2);
 }
 
+/* W accumulators to a vector of scores, as qk_vec's group fills them. */
+INL VEC
+scores_of(const VEC *a, int GB)
+{
+	(void)GB;	/* a constant; unused where MIXQ is 0 */
+#if MIXQ
+	if (MIXED(GB))
+		return vreduce4(a);
+#endif
+	return vreduce(a);
+}
+
 /*
  * qk_vec's chunks for PAIRS: a pair of chunks a step, each K row's 2W
  * elements loaded once and split (two chunks' steps of the prefetch
@@ -350,7 +377,7 @@ pf_rest(struct pfrows *r, size_t rb, int l2)
  */
 INL void
 qk_pairs(const float *const *qg, const char *const *kr, int j0, int nch,
-    int GP, struct pfq *pq, VEC *a)
+    int GB, int GP, struct pfq *pq, VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qe[GBMAX], qo[GBMAX], ke, ko;
@@ -372,10 +399,10 @@ qk_pairs(const float *const *qg, const char *const *kr, int j0, int nch,
 			ko = vbf16_odd(kr[j0 + jj] + (size_t)c * W * 2);
 #pragma GCC unroll 4
 			for (g = 0; g < GP; g++) {
-				a[RIN(g * PJ + jj)] = vfma(qe[g], ke,
-				    a[RIN(g * PJ + jj)]);
-				a[RIN(g * PJ + jj)] = vfma(qo[g], ko,
-				    a[RIN(g * PJ + jj)]);
+				a[AIX(GB, PJ, g, jj)] = vfma(qe[g], ke,
+				    a[AIX(GB, PJ, g, jj)]);
+				a[AIX(GB, PJ, g, jj)] = vfma(qo[g], ko,
+				    a[AIX(GB, PJ, g, jj)]);
 			}
 		}
 	}
@@ -403,8 +430,8 @@ qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
 		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
 	if (dt == PAIRS) {
 		/* both halves of a pair at once: their row loaded once */
-		qk_pairs(qg, kr, j0, nch, GP, pq, a);
-		return vreduce(a);
+		qk_pairs(qg, kr, j0, nch, GB, GP, pq, a);
+		return scores_of(a, GB);
 	}
 	for (c = 0; c < nch; c++) {
 		nv = c == nch - 1 ? tail : W;
@@ -418,11 +445,11 @@ qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
 			kv = vrow(kr[j0 + jj], c * W, dt, nv);
 #pragma GCC unroll 4
 			for (g = 0; g < GP; g++)
-				a[RIN(g * PJ + jj)] = vfma(qv[g], kv,
-				    a[RIN(g * PJ + jj)]);
+				a[AIX(GB, PJ, g, jj)] = vfma(qv[g], kv,
+				    a[AIX(GB, PJ, g, jj)]);
 		}
 	}
-	return vreduce(a);
+	return scores_of(a, GB);
 }
 
 /*
@@ -559,10 +586,11 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], rb, 1);
 				prefetch_row(ff[2 * j + 1], rb, 1);
 			}
-		/* w->q is t->q unless PAIRS, but reading t->q itself kept
-		 * the other dtypes' code as it was (f16 avx2 ran 7 % slower
-		 * in cache through w->q) */
-		s[r] = qk_vec((dt == PAIRS ? w->q : t->q) + (size_t)g0 * ld,
+		/* w->q is the walk's copy of q (PAIRS' order, MIXQ's
+		 * mixing); elsewhere t->q itself is read (f16 avx2 ran 7 %
+		 * slower in cache through w->q) */
+		s[r] = qk_vec((dt == PAIRS || MIXQ ? w->q : t->q) +
+		    (size_t)g0 * ld,
 		    ld, kr, r * PJ, nch, tail, dt, GB, GP, &pq);
 	}
 	for (r = 0; r < NV; r++) {
@@ -826,10 +854,19 @@ walk_start(const struct mk_mdec_task *t, struct walk *k, int dt)
 	k->w.lsum = k->w.s + BLK * W;
 	k->w.mv = k->w.lsum + (size_t)ng * W;
 	k->w.q = t->q;
-	if (dt == PAIRS) {	/* after mv: 64-byte aligned */
-		pair_order(k->w.mv + (size_t)ng * W, t->q, t->G, t->ld, t->D,
-		    1, k->w.s);
-		k->w.q = k->w.mv + (size_t)ng * W;
+	if (dt == PAIRS || MIXQ) {	/* after mv: 64-byte aligned */
+		float *cq = k->w.mv + (size_t)ng * W;
+
+		if (dt == PAIRS)
+			pair_order(cq, t->q, t->G, t->ld, t->D, 1, k->w.s);
+		else
+			memcpy(cq, t->q, (size_t)t->G * (size_t)t->ld *
+			    sizeof(float));
+#if MIXQ
+		for (g = 0; g + GBMAX <= t->G; g += GBMAX)
+			vmix4(cq + (size_t)g * t->ld, t->ld, (t->D + W - 1) / W);
+#endif
+		k->w.q = cq;
 	}
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
