@@ -2,7 +2,9 @@
  * scorefloor.c - what the AVX-512 kernel's algorithm adds to the
  * arithmetic --bench-kernel calls its floor: the transpose-reduction
  * that turns 16 accumulators (4 positions x 4 query heads) into one
- * vector of scores, and the exponentials of those 16 scores, timed
+ * vector of scores (vreduce4, and vreduce, the one used before q was
+ * mixed and still for fewer heads), and the exponentials of those 16
+ * scores, timed
  * alone in registers (throughput-bound; on Intel they share the FMAs'
  * two ports, so they add to the floor).  The kernel's own primitives
  * (vreduce, vexp2) are compiled in from lib/mdec/mdec_avx512.c.
@@ -29,9 +31,12 @@ now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* ns per 16 scores: reduced (and exponentiated if ex), best of 7. */
+/*
+ * ns per 16 scores: reduced (by vreduce4, the kernel's for groups of four
+ * heads, if mix; else vreduce) and exponentiated if ex, best of 7.
+ */
 static double
-per16(int ex)
+per16(int mix, int ex)
 {
 	const long N = 4000000;
 	VEC v[16], acc = vzero(), m = vset1(0.5f);
@@ -45,7 +50,7 @@ per16(int ex)
 	for (r = 0; r < 7; r++) {
 		t = now();
 		for (n = 0; n < N; n++) {
-			VEC s = vreduce(v);
+			VEC s = mix ? vreduce4(v) : vreduce(v);
 
 			acc = acc + (ex ? vexp2(s - m) : s);
 			/* one input rewritten each time: nothing hoisted */
@@ -61,9 +66,9 @@ per16(int ex)
 int
 main(void)
 {
-	double r = per16(0), e = per16(1);
-
-	printf("reduction %.2f ns, reduction and exponentials %.2f ns a "
-	    "position (4 heads)\n", r / 4, e / 4);
+	printf("ns a position of 4 heads: reduction %.2f, with the "
+	    "exponentials %.2f; vreduce (groups of fewer heads) %.2f, with "
+	    "them %.2f\n", per16(1, 0) / 4, per16(1, 1) / 4, per16(0, 0) / 4,
+	    per16(0, 1) / 4);
 	return 0;
 }
