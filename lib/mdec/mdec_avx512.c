@@ -78,6 +78,25 @@ vbf16_odd(const void *p)
 }
 
 /*
+ * Four vectors to one: within each 128-bit lane, element e of the result
+ * is the sum of that lane's 4 elements of x[e] (6 shuffles, 3 adds).
+ */
+static inline __attribute__((always_inline)) VEC
+vsum4(const VEC *x)
+{
+	VEC y0 = _mm512_add_ps(_mm512_unpacklo_ps(x[0], x[1]),
+	    _mm512_unpackhi_ps(x[0], x[1]));
+	VEC y1 = _mm512_add_ps(_mm512_unpacklo_ps(x[2], x[3]),
+	    _mm512_unpackhi_ps(x[2], x[3]));
+
+	return _mm512_add_ps(
+	    _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(y0),
+	    _mm512_castps_pd(y1))),
+	    _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(y0),
+	    _mm512_castps_pd(y1))));
+}
+
+/*
  * Sixteen vectors to one vector of their sums in 30 shuffles and 15 adds:
  * halves of pairs are added (256-bit halves, then 128-bit quarters, then
  * within 128-bit lanes twice).  Lane 4b + e ends up with the sum of
@@ -86,7 +105,7 @@ vbf16_odd(const void *p)
 static inline __attribute__((always_inline)) VEC
 vreduce(const VEC *v)
 {
-	VEC w[8], x[4], y0, y1;
+	VEC w[8], x[4];
 	int i;
 
 #pragma GCC unroll 8
@@ -99,15 +118,7 @@ vreduce(const VEC *v)
 		x[i] = _mm512_add_ps(
 		    _mm512_shuffle_f32x4(w[2 * i], w[2 * i + 1], 0x88),
 		    _mm512_shuffle_f32x4(w[2 * i], w[2 * i + 1], 0xdd));
-	y0 = _mm512_add_ps(_mm512_unpacklo_ps(x[0], x[1]),
-	    _mm512_unpackhi_ps(x[0], x[1]));
-	y1 = _mm512_add_ps(_mm512_unpacklo_ps(x[2], x[3]),
-	    _mm512_unpackhi_ps(x[2], x[3]));
-	return _mm512_add_ps(
-	    _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(y0),
-	    _mm512_castps_pd(y1))),
-	    _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(y0),
-	    _mm512_castps_pd(y1))));
+	return vsum4(x);
 }
 
 /*
@@ -140,13 +151,13 @@ vmix4(float *q, int ld, int nch)
  * r of vmix4's q times position j): lane 4 g + j holds head g, position
  * j.  Quarter g of a[4 j + r] holds head (r + g) % 4's partial sums, so
  * rotating row r's quarters by (4 - r) % 4 and adding lines head g up in
- * quarter g (3 shuffles, 3 adds a position); the 4 positions' quarters
- * are then summed across their lanes as vreduce's last two steps do.
+ * quarter g (3 shuffles, 3 adds a position); vsum4 then sums each
+ * position's quarter across its lanes.
  */
 static inline __attribute__((always_inline)) VEC
 vreduce4(const VEC *a)
 {
-	VEC p[4], x, y;
+	VEC p[4];
 	int j;
 
 #pragma GCC unroll 4
@@ -157,15 +168,7 @@ vreduce4(const VEC *a)
 		    _mm512_add_ps(
 		    _mm512_shuffle_f32x4(a[4 * j + 2], a[4 * j + 2], 0x4e),
 		    _mm512_shuffle_f32x4(a[4 * j + 1], a[4 * j + 1], 0x93)));
-	x = _mm512_add_ps(_mm512_unpacklo_ps(p[0], p[1]),
-	    _mm512_unpackhi_ps(p[0], p[1]));
-	y = _mm512_add_ps(_mm512_unpacklo_ps(p[2], p[3]),
-	    _mm512_unpackhi_ps(p[2], p[3]));
-	return _mm512_add_ps(
-	    _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(x),
-	    _mm512_castps_pd(y))),
-	    _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(x),
-	    _mm512_castps_pd(y))));
+	return vsum4(p);
 }
 
 /*
