@@ -219,6 +219,14 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 	size_t i, i0, e;
 	int c;
 
+/* row r's stream, d1 rows ahead into L1 and d2 into L2 (0: not) */
+#define PF_AHEAD(r) do {						\
+	if (d1)								\
+		PF_ROW((r) + d1, _MM_HINT_T0);				\
+	if (d2)								\
+		PF_ROW((r) + d2, _MM_HINT_T1);				\
+} while (0)
+
 	for (c = 0; c < 8; c++)
 		s[c] = a[c] = _mm512_setzero_ps();
 	for (i0 = 0; i0 < n; i0 += blk) {
@@ -226,21 +234,14 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 		for (i = i0; i < e; i++) {
 			const unsigned char *kr = k + i * RB;
 
-			if (d1)
-				PF_ROW(kr + d1, _MM_HINT_T0);
-			if (d2)
-				PF_ROW(kr + d2, _MM_HINT_T1);
+			PF_AHEAD(kr);
 			if (sh->kpf) {
 				PF_ROW(v + i * RB, _MM_HINT_T0);
 				PF_ROW(kr + (size_t)sh->kpf * 32 * RB,
 				    _MM_HINT_T1);
 			}
-			if (blk == 1) {
-				if (d1)
-					PF_ROW(v + i * RB + d1, _MM_HINT_T0);
-				if (d2)
-					PF_ROW(v + i * RB + d2, _MM_HINT_T1);
-			}
+			if (blk == 1)
+				PF_AHEAD(v + i * RB);
 			WIDEN(sh->bf, kr, f);
 			SCORES(f, s, sh->half);
 			if (blk > 1)
@@ -251,10 +252,7 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 		for (i = i0; blk > 1 && i < e; i++) {
 			const unsigned char *vr = v + i * RB;
 
-			if (d1)
-				PF_ROW(vr + d1, _MM_HINT_T0);
-			if (d2)
-				PF_ROW(vr + d2, _MM_HINT_T1);
+			PF_AHEAD(vr);
 			if (sh->kpf) {
 				PF_ROW(k + (i + 32) * RB, _MM_HINT_T0);
 				PF_ROW(vr + (size_t)sh->kpf * 32 * RB,
@@ -268,6 +266,7 @@ arith(const unsigned char *k, const unsigned char *v, size_t n,
 		s[0] = _mm512_add_ps(s[0], _mm512_add_ps(s[c], a[c]));
 	return _mm512_reduce_add_ps(_mm512_add_ps(s[0], a[0]));
 }
+#undef PF_AHEAD
 
 /* arith compiled for each shape, its constants folded in (not inlined
  * into a caller whose shape is a variable: in_l1 in main then timed a
