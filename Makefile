@@ -20,6 +20,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 PYTHON  ?= /usr/bin/python3
 FUZZ_SECONDS ?= 60
+# demo and check build with this many jobs (make -jN all for yourself)
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
 TOOLS = tensor-cat eplb-plan a2a-layout mdecode
 
@@ -95,12 +97,17 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) $(ISA_AVX2) -fno-lto -MMD -MP -c -o $@ $<
 
-# mdecode's kernels at -O3: in cache avx512 1.23-1.25x its arithmetic
-# against 1.32-1.34x at -O2, avx2 1.21-1.22x against 1.31-1.45x
-# (tests/bench/RESULTS.md); sanitized builds keep OPT.
+# mdecode's kernels (one file per dtype and ISA, and the file of their
+# floor): line tables only, -g1 (full debug information of their inlined
+# code was a third of their build); AVX-512 at -O3 (in cache 7 % faster on
+# the Xeon); AVX2 at -O2 with GCC's first scheduling pass, which its
+# register pressure needs (bf16 in cache 12 % slower without it, -O3 no
+# faster), tests/bench/RESULTS.md.  Sanitized builds keep OPT.
+MDEC_KERN = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/mdec/mdec_*avx2.c \
+	lib/mdec/mdec_*avx512.c))
 ifeq ($(SANITIZE),)
-$(BUILD)/obj/lib/mdec/mdec_avx2.o $(BUILD)/obj/lib/mdec/mdec_avx512.o: \
-    KERNEL_OPT = -O3
+$(filter %avx512.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1
+$(filter %avx2.o,$(MDEC_KERN)): KERNEL_OPT = -g1 -fsched-pressure -fschedule-insns
 endif
 
 $(BUILD)/obj/lib/%_avx512.o: lib/%_avx512.c
@@ -132,6 +139,10 @@ $(BUILD)/obj/tests/fuzz/fuzz_%.o: tests/fuzz/fuzz_%.c
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
+# Objects reached through pattern chains (cmd/*.o) are kept: make would
+# otherwise delete them after linking, and the next make rebuild them.
+.SECONDARY:
+
 # ---------------------------------------------------------------- deps
 # Install what is missing (as root or with password-less sudo); otherwise
 # print the exact command and stop.
@@ -160,12 +171,12 @@ deps-fuzz:
 
 # ---------------------------------------------------------------- demo
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@MOEKIT_BIN=$(BUILD)/bin sh tests/demo.sh
 
 # ---------------------------------------------------------------- check
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@$(MAKE) --no-print-directory check-layers check-unit check-cli \
 		check-replay check-interop check-examples lint
 	@echo "make check: all tests passed ($(BUILD))"

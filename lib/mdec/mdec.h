@@ -43,13 +43,15 @@ struct mk_kern;
 /*
  * Scratch floats a kernel call may use (t->work): probabilities per head
  * and block, running sums per head (16 lanes), partial sums of four heads
- * (16-float vectors), two rows, and a copy of q [G][ld].
+ * (16-float vectors), two rows, and a copy of q [G][ld] with its rows
+ * padded to a multiple of four.
  */
+#define MK_MDEC_LD(D)		(((size_t)(D) + 15) & ~(size_t)15)
 #define MK_MDEC_WORK(G, D)	(2 * MK_MDEC_BLOCK * 16 + \
 				    32 * (((size_t)(G) + 3) / 4) + \
 				    2 * ((size_t)(D) + 16) + 64 + \
-				    (size_t)(G) * (((size_t)(D) + 15) & \
-				    ~(size_t)15))
+				    4 * (((size_t)(G) + 3) / 4) * \
+				    MK_MDEC_LD(D))
 
 /*
  * What one kernel call computes: a piece of one (batch, kv head) row.
@@ -276,7 +278,10 @@ int	mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
 void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 
 
-/* Kernel entry points, for the kernel table only (kern_*.c rows). */
+/*
+ * Kernel entry points, for the kernel table only (kern_*.c rows); bf16w:
+ * bf16 rows that are not whole pairs of vectors, called by bf16.
+ */
 void	mk_mdec_f16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_generic(const struct mk_mdec_task *t, int n);
@@ -285,11 +290,13 @@ void	mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx2(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16w_avx2(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx2(const void *p, size_t n);
 void	mk_mdec_arith_avx2(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16w_avx512(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx512(const void *p, size_t n);
 void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);
 

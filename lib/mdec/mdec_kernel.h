@@ -51,9 +51,9 @@
  *	by TAU, so rescaling is rare;
  *   values: the weighted V rows are added into accumulators held in
  *	registers for the whole block, a pass per register-full of dims.
- * A bf16 cache of head size 64 or 128 (known at compile time, whole pairs
- * of vectors) is widened 2W elements at a time (PAIRS, 5-9 % faster in
- * cache on a Xeon, RESULTS.md): chunk 2m of a row holds the even elements
+ * A bf16 cache whose head size is a whole number of pairs of vectors is
+ * widened 2W elements at a time (PAIRS, 5-9 % faster in cache on a Xeon,
+ * RESULTS.md): chunk 2m of a row holds the even elements
  * of its 2W from 2mW, chunk 2m+1 the odd ones; q is copied into the same
  * order at the walk's start, which keeps every dot product, and the
  * accumulators, summed in that order, are put back in order at its end.
@@ -82,12 +82,24 @@
 #define BLK	MK_MDEC_BLOCK
 #define GBMAX	4		/* query heads per register block */
 #define INL	static inline __attribute__((always_inline))
+/* the walk's rare or once-a-walk paths: not inlined, and unused in the
+ * file of the arithmetic floor */
+#define RARE	static __attribute__((unused))
 #define TAU	8.0f		/* log2 units the maximum may lag behind */
 #define PAIRS	(MK_NDTYPE + 1)	/* bf16 widened 2W at a time (dt) */
 /* whether a group of GB heads reads vmix4's q (a constant where used) */
-#define MIXED(GB)	(MIXQ && (GB) == 4)
+#define MIXED(GP)	(MIXQ && (GP) == 4)
+/*
+ * A walk copies q into tiles, so that a chunk's loads come from one
+ * pointer at constant offsets (q's rows by their run-time stride left
+ * the compiler short of registers: bf16 on AVX2 25 % slower in cache):
+ * for each group of GBMAX rows (a group of fewer padded with zeros), for
+ * each chunk c, the rows' chunks side by side, W floats each, in the
+ * order vchunk reads the elements.  QT: row g's chunk c in group tiles qt.
+ */
+#define QT(qt, c, g)	((qt) + ((size_t)(c) * GBMAX + (size_t)(g)) * W)
 /* the accumulator of q row g (head g, or vmix4's row g), position jj */
-#define AIX(GB, PJ, g, jj)	(MIXED(GB) ? 4 * (jj) + (g) : \
+#define AIX(GP, PJ, g, jj)	(MIXED(GP) ? 4 * (jj) + (g) : \
 				    RIN((g) * (PJ) + (jj)))
 
 _Static_assert(BLK % W == 0 && BLK <= 64 && W % GBMAX == 0,
@@ -155,13 +167,17 @@ page_of(const struct mk_mdec_task *t, size_t i)
 	    (t->p0 + i) / (size_t)t->bs;
 }
 
-/* Byte offset of piece position i in K (and V): dense or paged. */
+/*
+ * Byte offset of piece position i in K (and V): dense or paged (a
+ * branch, not a copy of the kernel per layout: it is taken once a
+ * stretch of a block, and the copies cost half the build).
+ */
 INL size_t
-row_off(const struct mk_mdec_task *t, size_t i, int paged)
+row_off(const struct mk_mdec_task *t, size_t i)
 {
 	size_t b;
 
-	if (!paged)
+	if (t->blk == NULL)
 		return i * t->ps;
 	b = page_of(t, i);
 	return (size_t)t->blk[b] * t->bbytes + (t->p0 + i - b *
@@ -180,11 +196,11 @@ stretch(const size_t *idx, int n)
  * the rest of the piece when dense, of i's page when paged (at most lim).
  */
 INL int
-run_of(const struct mk_mdec_task *t, size_t i, int lim, int paged)
+run_of(const struct mk_mdec_task *t, size_t i, int lim)
 {
 	size_t left;
 
-	if (!paged)
+	if (t->blk == NULL)
 		return lim;
 	left = (page_of(t, i) + 1) * (size_t)t->bs - (t->p0 + i);
 	return left < (size_t)lim ? (int)left : lim;
@@ -199,17 +215,26 @@ run_of(const struct mk_mdec_task *t, size_t i, int lim, int paged)
  * RESULTS.md).
  */
 INL void
-block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
+block_rows(const struct mk_mdec_task *t, const size_t *idx, int n,
     const char **k, const char **v, int st)
 {
 	const char *kb, *vb;
 	size_t o;
 	int j, e, run;
 
+	if (stretch(idx, n) && t->blk == NULL) {	/* one stretch */
+		kb = (const char *)t->k + idx[0] * t->ps;
+		vb = (const char *)t->v + idx[0] * t->ps;
+		for (j = 0; j < BLK; j++) {
+			k[j * st] = kb + (size_t)j * t->ps;
+			v[j * st] = vb + (size_t)j * t->ps;
+		}
+		return;
+	}
 	if (stretch(idx, n)) {
 		for (j = 0; j < BLK; j += run) {
-			run = run_of(t, idx[0] + (size_t)j, BLK - j, paged);
-			o = row_off(t, idx[0] + (size_t)j, paged);
+			run = run_of(t, idx[0] + (size_t)j, BLK - j);
+			o = row_off(t, idx[0] + (size_t)j);
 			kb = (const char *)t->k + o;
 			vb = (const char *)t->v + o;
 			for (e = 0; e < run; e++) {
@@ -220,20 +245,17 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n, int paged,
 		return;
 	}
 	for (j = 0; j < BLK; j++) {
-		o = row_off(t, idx[j < n ? j : 0], paged);
+		o = row_off(t, idx[j < n ? j : 0]);
 		k[j * st] = (const char *)t->k + o;
 		v[j * st] = (const char *)t->v + o;
 	}
 }
 
-/*
- * Bytes of a K or V row (Dc: the head size when known at compile time),
- * a constant the compiler sees where Dc and dt are.
- */
+/* Bytes of a K or V row. */
 INL size_t
-row_bytes(const struct mk_mdec_task *t, int dt, int Dc)
+row_bytes(const struct mk_mdec_task *t, int dt)
 {
-	return (size_t)(Dc ? Dc : t->D) * (dt == MK_F32 ? 4 : 2);
+	return (size_t)t->D * (dt == MK_F32 ? 4 : 2);
 }
 
 /*
@@ -253,34 +275,62 @@ vchunk(const char *row, int c, int odd, int dt, int nv)
 }
 
 /*
- * The cache lines of the rb bytes at p (into L1, or L2 only), one
- * prefetch per 64 bytes from p
- * (a row that does not start on a line leaves its last line to the
- * loads: a hint, cheap, over exact and slower).
+ * How a row's cache lines are prefetched: the row's bytes, and the
+ * offsets of its second, third and fourth lines, clamped to its last line
+ * (a row of fewer lines asks for its last one again: cheaper than a branch
+ * or a loop a line, in the hottest loops).  The row's size is a run-time
+ * value; a loop a line cost the kernel in cache 10-13 % more instructions
+ * on AVX2, and a jump into a run of prefetches 25 % of its time on the
+ * Xeon (RESULTS.md).
+ */
+struct rowpf {
+	size_t	rb, o1, o2, o3;
+};
+
+INL struct rowpf
+row_pf(size_t rb)
+{
+	const size_t last = rb > 64 ? (rb - 1) & ~(size_t)63 : 0;
+
+	return (struct rowpf){ rb, last < 64 ? last : 64,
+	    last < 128 ? last : 128, last < 192 ? last : 192 };
+}
+
+#define PREF(p, l2)	do {						\
+		if (l2)		/* a constant where inlined */		\
+			prefetch_l2(p);					\
+		else							\
+			prefetch(p);					\
+	} while (0)
+
+/*
+ * The cache lines of the row at p (into L1, or L2 only), one prefetch per
+ * 64 bytes from p (a row that does not start on a line leaves its last
+ * line to the loads: a hint, cheap, over exact and slower).
  */
 INL void
-prefetch_row(const char *p, size_t rb, int l2)
+prefetch_row(const char *p, const struct rowpf *r, int l2)
 {
 	size_t off;
 
-#pragma GCC unroll 8
-	for (off = 0; off < rb; off += 64)
-		if (l2)		/* a constant where this is inlined */
-			prefetch_l2(p + off);
-		else
-			prefetch(p + off);
+	PREF(p, l2);
+	PREF(p + r->o1, l2);
+	PREF(p + r->o2, l2);
+	PREF(p + r->o3, l2);
+	for (off = 256; off < r->rb; off += 64)
+		PREF(p + off, l2);
 }
 
 INL void
 prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
-    size_t rb, int paged)
+    size_t rb)
 {
 	const char *k, *v;
 	size_t o, off;
 	int j;
 
 	for (j = 0; j < nb; j++) {
-		o = row_off(t, idx[j], paged);
+		o = row_off(t, idx[j]);
 		k = (const char *)t->k + o;
 		v = (const char *)t->v + o;
 		/* every cache line the rows touch */
@@ -297,7 +347,9 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * spread over the block's arithmetic: issued in bursts, they wait for the
  * core's few miss buffers and hold the arithmetic behind them
  * (RESULTS.md: 0.54-0.69 of the read probe on one thread of the Xeon with
- * bursts, 0.80-0.92 spread).  A row at a time, not a line: the queue's
+ * bursts, 0.80-0.92 spread; rows handed out at fixed points of each
+ * vector of scores, two to six at a time, read at 0.72-0.75 where the
+ * even spread reads at 0.89).  A row at a time, not a line: the queue's
  * bookkeeping per line was half the instructions of the loops in cache
  * (RESULTS.md).  Into L1 go, while the scores are made, the block's own
  * V rows, and while the values are summed, the K rows of the block
@@ -308,7 +360,8 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * 16-position blocks took 83, paged 152-157 against 123, RESULTS.md).
  * Each queue: rows p[0], p[st], .. p[(n - 1) st], of which the first
  * ceil(s n / S) are handed out after s of its S steps (acc counts n a
- * step, S a row).
+ * step, S a row).  Where the head size is known when compiled, so are n
+ * and S, and the compiler folds the bookkeeping away.
  */
 struct pfrows {
 	const char *const *p;
@@ -319,14 +372,14 @@ struct pfq {
 	struct pfrows	 l1;	/* rows into L1 */
 	struct pfrows	 l2;	/* rows into L2 only (stretch_slice's, or
 				 * the next block's: one_block) */
-	size_t		 rb;
+	struct rowpf	 rp;
 };
 
-/* n rows p[0], p[st], .. over S steps (p NULL: none). */
+/* n rows p[0], p[st], .. over S steps (SPREAD 0: none). */
 INL struct pfrows
 pf_rows(const char *const *p, int n, int st, int S)
 {
-	return (struct pfrows){ p, 0, p == NULL ? 0 : n, st, S - 1, S };
+	return (struct pfrows){ p, 0, SPREAD ? n : 0, st, S - 1, S };
 }
 
 /*
@@ -334,167 +387,256 @@ pf_rows(const char *const *p, int n, int st, int S)
  * out a row past n: heads_block counts exactly the steps its loops take.
  */
 INL void
-pf_tick(struct pfrows *r, size_t rb, int l2)
+pf_tick(struct pfrows *r, const struct rowpf *rp, int l2)
 {
 	r->acc += r->n;
 	while (r->acc >= r->S) {
 		r->acc -= r->S;
-		prefetch_row(r->p[r->i++ * r->st], rb, l2);
+		prefetch_row(r->p[r->i++ * r->st], rp, l2);
 	}
 }
 
 INL void
 pf_next(struct pfq *q)
 {
-	pf_tick(&q->l1, q->rb, 0);
-	pf_tick(&q->l2, q->rb, 1);
+	pf_tick(&q->l1, &q->rp, 0);
+	pf_tick(&q->l2, &q->rp, 1);
 }
 
 /* The rows the steps did not hand out (none where they were counted). */
 INL void
-pf_rest(struct pfrows *r, size_t rb, int l2)
+pf_rest(struct pfrows *r, const struct rowpf *rp, int l2)
 {
 	while (r->i < r->n)
-		prefetch_row(r->p[r->i++ * r->st], rb, l2);
+		prefetch_row(r->p[r->i++ * r->st], rp, l2);
 }
 
-/* W accumulators to a vector of scores, as qk_vec's group fills them. */
+/* W accumulators to a vector of scores, as qk_chunk fills them. */
 INL VEC
-scores_of(const VEC *a, int GB)
+scores_of(const VEC *a, int GP)
 {
-	(void)GB;	/* a constant; unused where MIXQ is 0 */
+	(void)GP;	/* a constant; unused where MIXQ is 0 */
 #if MIXQ
-	if (MIXED(GB))
+	if (MIXED(GP))
 		return vreduce4(a);
 #endif
 	return vreduce(a);
 }
 
 /*
- * qk_vec's chunks for PAIRS: a pair of chunks a step, each K row's 2W
- * elements loaded once and split (two chunks' steps of the prefetch
- * queue).
+ * Chunk c of the scores of positions j0 .. j0+PJ-1 (nv of its W elements
+ * read) into the accumulators: each K chunk widened once and multiplied
+ * with the GP q rows of the group's tiles qt (QT below).
  */
 INL void
-qk_pairs(const float *const *qg, const char *const *kr, int j0, int nch,
-    int GB, int GP, struct pfq *pq, VEC *a)
+qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
+    int dt, int GP, VEC *a)
+{
+	const int PJ = W / GP;
+	VEC qv[GBMAX], kv;
+	int g, jj;
+
+#pragma GCC unroll 4
+	for (g = 0; g < GP; g++)
+		qv[g] = vload(QT(qt, c, g));
+#pragma GCC unroll 16
+	for (jj = 0; jj < PJ; jj++) {
+		kv = vrow(kr[j0 + jj], c * W, dt, nv);
+#pragma GCC unroll 4
+		for (g = 0; g < GP; g++)
+			a[AIX(GP, PJ, g, jj)] = vfma(qv[g], kv,
+			    a[AIX(GP, PJ, g, jj)]);
+	}
+}
+
+/*
+ * The same for PAIRS: chunks c and c + 1, each K row's 2W elements loaded
+ * once and split.
+ */
+INL void
+qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
+    VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qe[GBMAX], qo[GBMAX], ke, ko;
-	int c, g, jj;
+	int g, jj;
 
-	for (c = 0; c < nch; c += 2) {
-		if (SPREAD) {
-			pf_next(pq);
-			pf_next(pq);
-		}
+#pragma GCC unroll 4
+	for (g = 0; g < GP; g++) {
+		qe[g] = vload(QT(qt, c, g));
+		qo[g] = vload(QT(qt, c + 1, g));
+	}
+#pragma GCC unroll 16
+	for (jj = 0; jj < PJ; jj++) {
+		ke = vbf16_even(kr[j0 + jj] + (size_t)c * W * 2);
+		ko = vbf16_odd(kr[j0 + jj] + (size_t)c * W * 2);
 #pragma GCC unroll 4
 		for (g = 0; g < GP; g++) {
-			qe[g] = vload(qg[g] + (size_t)c * W);
-			qo[g] = vload(qg[g] + (size_t)(c + 1) * W);
-		}
-#pragma GCC unroll 16
-		for (jj = 0; jj < PJ; jj++) {
-			ke = vbf16_even(kr[j0 + jj] + (size_t)c * W * 2);
-			ko = vbf16_odd(kr[j0 + jj] + (size_t)c * W * 2);
-#pragma GCC unroll 4
-			for (g = 0; g < GP; g++) {
-				a[AIX(GB, PJ, g, jj)] = vfma(qe[g], ke,
-				    a[AIX(GB, PJ, g, jj)]);
-				a[AIX(GB, PJ, g, jj)] = vfma(qo[g], ko,
-				    a[AIX(GB, PJ, g, jj)]);
-			}
+			a[AIX(GP, PJ, g, jj)] = vfma(qe[g], ke,
+			    a[AIX(GP, PJ, g, jj)]);
+			a[AIX(GP, PJ, g, jj)] = vfma(qo[g], ko,
+			    a[AIX(GP, PJ, g, jj)]);
 		}
 	}
 }
 
 /*
- * Scores of positions j0 .. j0+PJ-1 for the heads of q (GB real ones, GP
- * computed: 1, 2 or 4): one vector, lane g * PJ + jj for head g, position
+ * Scores of positions j0 .. j0+PJ-1 for the GP q rows of the tiles qt
+ * over D elements: one vector, lane g * PJ + jj for row g, position
  * j0 + jj.
+ * The head size is a run-time bound: whole chunks, then the tail.
  */
 INL VEC
-qk_vec(const float *q, int ld, const char *const *kr, int j0, int nch,
-    int tail, int dt, int GB, int GP, struct pfq *pq)
+qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
+    int GP, int Dc, struct pfq *pq)
 {
-	const int PJ = W / GP;
-	VEC a[W], qv[GBMAX], kv;
-	const float *qg[GBMAX];
-	int c, g, jj, nv;
+	const int nfull = D / W, tail = D % W;
+	VEC a[W];
+	int c, u;
 
 #pragma GCC unroll 16
 	for (c = 0; c < W; c++)
 		a[c] = vzero();
-#pragma GCC unroll 4
-	for (g = 0; g < GP; g++)	/* a head computed for nothing: any q */
-		qg[g] = q + (size_t)(g < GB ? g : 0) * ld;
-	if (dt == PAIRS) {
-		/* both halves of a pair at once: their row loaded once */
-		qk_pairs(qg, kr, j0, nch, GB, GP, pq, a);
-		return scores_of(a, GB);
+	if (dt == PAIRS) {	/* D a whole number of pairs: no tail */
+#pragma GCC unroll 8
+		for (c = 0; c < nfull; c += 2) {
+			if (SPREAD) {
+				pf_next(pq);
+				pf_next(pq);
+			}
+			qk_pair(qt, kr, j0, c, GP, a);
+		}
+		return scores_of(a, GP);
 	}
-	for (c = 0; c < nch; c++) {
-		nv = c == nch - 1 ? tail : W;
+	if (Dc && SPREAD) {	/* all chunks unrolled: the queue folded
+				 * (AVX2, which has no queue, 3 % slower) */
+#pragma GCC unroll 16
+		for (c = 0; c < nfull; c++) {
+			if (SPREAD)
+				pf_next(pq);
+			qk_chunk(qt, kr, j0, c, W, dt, GP, a);
+		}
+		return scores_of(a, GP);
+	}
+	/* four chunks a step: a loop a chunk cost G 3 in cache 13 % more
+	 * instructions than the loop of a head size known when compiled */
+	for (c = 0; c + 4 <= nfull; c += 4)
+#pragma GCC unroll 4
+		for (u = 0; u < 4; u++) {
+			if (SPREAD)
+				pf_next(pq);
+			qk_chunk(qt, kr, j0, c + u, W, dt, GP, a);
+		}
+	for (; c < nfull; c++) {
 		if (SPREAD)
 			pf_next(pq);
-#pragma GCC unroll 4
-		for (g = 0; g < GP; g++)
-			qv[g] = vload(qg[g] + (size_t)c * W);
-#pragma GCC unroll 16
-		for (jj = 0; jj < PJ; jj++) {
-			kv = vrow(kr[j0 + jj], c * W, dt, nv);
-#pragma GCC unroll 4
-			for (g = 0; g < GP; g++)
-				a[AIX(GB, PJ, g, jj)] = vfma(qv[g], kv,
-				    a[AIX(GB, PJ, g, jj)]);
-		}
+		qk_chunk(qt, kr, j0, c, W, dt, GP, a);
 	}
-	return scores_of(a, GB);
+	if (tail) {
+		if (SPREAD)
+			pf_next(pq);
+		qk_chunk(qt, kr, j0, nfull, tail, dt, GP, a);
+	}
+	return scores_of(a, GP);
 }
 
 /*
- * acc[g][c0*W ..] += sum over the block's positions of p[g][j] v_j.  All
- * BLK positions: past nb, p is 0 (their scores were -inf) and the row is
- * row 0 again, so the loop has no variable bound and p's places are
- * constants: head g, position j is lane g * PJ + j % PJ of vector j / PJ.
+ * acc[g][c0*W ..] += sum over the block's positions of p[g][j] v_j, for
+ * the NR rows g and CB chunks from c0 (of which the last reads nv
+ * elements), with PJ positions a vector of p.  All BLK
+ * positions: past nb, p is 0 (their scores were -inf) and the row is row
+ * 0 again, so the loop has no variable bound and p's places are
+ * constants: row g, position j is lane g * PJ + j % PJ of vector j / PJ.
+ * For PAIRS c0 is even (pv_values's passes of 2 or more chunks come
+ * first, and a row of pairs has an even number of chunks).
  */
 INL void
-pv_step(float *acc, int ld, const float *p, const char *const *vr, int c0,
-    int nch, int tail, int dt, int GB, int PJ, int CB, struct pfq *pq)
+pv_step(float *const *acc, const float *p, const char *const *vr, int c0,
+    int nv, int dt, int NR, int PJ, int CB, struct pfq *pq)
 {
 	VEC a[GBMAX][8], pj[GBMAX], vv;
 	int cb, g, r, jj;
 
 #pragma GCC unroll 4
-	for (g = 0; g < GB; g++)
+	for (g = 0; g < NR; g++)
 #pragma GCC unroll 8
 		for (cb = 0; cb < CB; cb++)
-			a[g][cb] = vload(acc + (size_t)g * ld +
-			    (size_t)(c0 + cb) * W);
+			a[g][cb] = vload(acc[g] + (size_t)(c0 + cb) * W);
 	for (r = 0; r < BLK / PJ; r++, p += W, vr += PJ)
 #pragma GCC unroll 16
 		for (jj = 0; jj < PJ; jj++) {
 			if (SPREAD && jj % (PJ / 2) == 0)	/* 2 steps */
 				pf_next(pq);
 #pragma GCC unroll 4
-			for (g = 0; g < GB; g++)
+			for (g = 0; g < NR; g++)
 				pj[g] = vset1(p[g * PJ + jj]);
 #pragma GCC unroll 8
 			for (cb = 0; cb < CB; cb++) {
-				/* c0 is even: a multiple of CB */
 				vv = vchunk(vr[jj], c0 + cb, cb & 1, dt,
-				    c0 + cb == nch - 1 ? tail : W);
+				    cb == CB - 1 ? nv : W);
 #pragma GCC unroll 4
-				for (g = 0; g < GB; g++)
+				for (g = 0; g < NR; g++)
 					a[g][cb] = vfma(pj[g], vv, a[g][cb]);
 			}
 		}
 #pragma GCC unroll 4
-	for (g = 0; g < GB; g++)
+	for (g = 0; g < NR; g++)
 #pragma GCC unroll 8
 		for (cb = 0; cb < CB; cb++)
-			vstore(acc + (size_t)g * ld + (size_t)(c0 + cb) * W,
-			    a[g][cb]);
+			vstore(acc[g] + (size_t)(c0 + cb) * W, a[g][cb]);
+}
+
+/*
+ * Chunks a pass of the values holds in registers for NR rows: a power of
+ * two, at most 8, filling the ACCS accumulators as far as it can.
+ */
+#define CBMAX(NR)	(ACCS / (NR) >= 8 ? 8 : ACCS / (NR) >= 4 ? 4 : \
+			    ACCS / (NR) >= 2 ? 2 : 1)
+_Static_assert(CBMAX(3) == CBMAX(4), "three rows take four's passes");
+
+/*
+ * The values of a block for NR rows over a row of D elements: passes of CB
+ * chunks, each holding CB accumulators a row in registers.  CB runs down
+ * the powers of two from CBMAX, so that any head size takes at most one
+ * pass of each smaller size (a copy of pv_step per size from 1 to 8 cost a
+ * third of the build), then the tail.
+ */
+INL void
+pv_values(float *const *acc, const float *p, const char *const *vr, int D,
+    int dt, int NR, int PJ, struct pfq *pq)
+{
+	const int CBM = CBMAX(NR), nfull = D / W, tail = D % W;
+	int c0 = 0;
+
+	for (; c0 + CBM <= nfull; c0 += CBM)
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, CBM, pq);
+	if (CBM > 4 && c0 + 4 <= nfull) {
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 4, pq);
+		c0 += 4;
+	}
+	if (CBM > 2 && c0 + 2 <= nfull) {
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 2, pq);
+		c0 += 2;
+	}
+	if (CBM > 1 && c0 + 1 <= nfull) {
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 1, pq);
+		c0 += 1;
+	}
+	if (tail)
+		pv_step(acc, p, vr, c0, tail, dt, NR, PJ, 1, pq);
+}
+
+/*
+ * Passes of pv_values for NR rows over a row of D elements (each takes
+ * two steps of the prefetch queue a vector of probabilities).
+ */
+INL int
+pv_passes(int D, int NR)
+{
+	const int CBM = CBMAX(NR);
+
+	return D / W / CBM + __builtin_popcount((unsigned)(D / W % CBM)) +
+	    (D % W != 0);
 }
 
 /* Per-call scratch, carved out of t->work (MK_MDEC_WORK floats). */
@@ -503,9 +645,7 @@ struct scratch {
 	float	*lsum;		/* [G / GBMAX + 1][W] running sums, per lane */
 	float	*mv;		/* [G / GBMAX + 1][W] running maxima, per lane */
 	float	*s;		/* [BLK / PJ][W] scores, for the rare paths */
-	const float *q;		/* [G][ld] q, its elements in the order the
-				 * chunks hold them (t->q, or for PAIRS a
-				 * copy) */
+	const float *q;		/* q as tiles (QT) */
 };
 
 /*
@@ -515,7 +655,7 @@ struct scratch {
  * accumulators and the sums (a block's probabilities are made after all
  * its maxima moved).
  */
-static void
+RARE void
 new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
     int PJ, float *mv, float *ls)
 {
@@ -542,30 +682,42 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
 }
 
 /*
- * Everything the heads g0 .. g0+GB-1 do with one block of nb rows: per
- * vector of scores, the (rarely) moved maxima, the probabilities and
- * their sums; then the values.  own: the first heads of the block, which
- * bring its V rows into L1 (the group's later heads find them there).
+ * Everything the heads g0 .. g0+GB-1 do with one block of nb rows, their
+ * scores as GP rows (1, 2, or 4 for 3 or 4 heads: a fourth row's scores
+ * computed for nothing): per vector of scores, the (rarely) moved maxima,
+ * the probabilities and their sums; then the values of the GB heads
+ * (three rows where there are three: four cost Llama-3.2-3B's G of 3
+ * 19 % in cache on AVX2).  own: the first heads of the block, which bring
+ * its V rows into L1 (the group's later heads find them there).
  */
 INL void
 heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
-    int GB, const char *const *kr, const char *const *vr, int nb, int dt,
-    const char *const *pf, const char *const *ff, size_t rb, int Dc,
-    int own)
+    int GB, int GP, const char *const *kr, const char *const *vr, int nb,
+    int dt, const char *const *pf, const char *const *ff, size_t rb,
+    int own, int Dc)
 {
-	const int GP = GB == 3 ? 4 : GB, PJ = W / GP, NV = BLK / PJ;
-	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
-	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
-	const int CB = ACCS / GP < 8 ? ACCS / GP : 8;
+	const int PJ = W / GP, NV = BLK / PJ, D = Dc ? Dc : t->D;
+	const int ld = Dc ? (int)MK_MDEC_LD(Dc) : t->ld;
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
-	float *acc = t->acc + (size_t)g0 * ld;
+	float *acc[GBMAX];
+	const float *qt = w->q + (size_t)g0 * (size_t)((D + W - 1) / W) * W;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
-	/* steps of the scores' loop, of the values' loops */
-	const int S1 = NV * nch, S2 = (nch + CB - 1) / CB * NV * 2;
-	struct pfq pq = { pf_rows(vr, SPREAD && own ? BLK : 0, 1, S1),
-	    pf_rows(ff, SPREAD ? 2 * BLK : 0, 1, S1 + S2), rb };
-	int r, j, c0;
+	const int NR = GP == 4 && GB == 3 ? 3 : GP;	/* rows of values */
+	/*
+	 * Steps of the scores' loop, of the values' loops (three rows take
+	 * as many passes as four); every queue hands out a constant number
+	 * of rows, so that where the head size is known the compiler folds
+	 * the queue: rows with nothing to prefetch ask for the block's own,
+	 * which are in L1 (a cheap no-op).
+	 */
+	const int S1 = NV * ((D + W - 1) / W), S2 = pv_passes(D, GP) * NV * 2;
+	struct pfq pq = { pf_rows(own ? vr : kr, BLK, 1, S1),
+	    pf_rows(ff != NULL ? ff : kr, 2 * BLK, ff != NULL ? 1 : 0, S1 + S2),
+	    row_pf(Dc ? (size_t)Dc * (dt == MK_F32 ? 4 : 2) : rb) };
+	int r, j, g;
 
+	for (g = 0; g < GB; g++)
+		acc[g] = t->acc + (size_t)(g0 + g) * ld;
 	/*
 	 * Every score vector of the block first, then the maxima, then the
 	 * exponentials side by side: each exponential is a long chain that
@@ -577,21 +729,16 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		if (!SPREAD && pf != NULL)	/* PJ positions' rows */
 #pragma GCC unroll 16
 			for (j = r * PJ; j < r * PJ + PJ; j++) {
-				prefetch_row(pf[2 * j], rb, 0);
-				prefetch_row(pf[2 * j + 1], rb, 0);
+				prefetch_row(pf[2 * j], &pq.rp, 0);
+				prefetch_row(pf[2 * j + 1], &pq.rp, 0);
 			}
 		if (!SPREAD && ff != NULL)
 #pragma GCC unroll 16
 			for (j = r * PJ; j < r * PJ + PJ; j++) {
-				prefetch_row(ff[2 * j], rb, 1);
-				prefetch_row(ff[2 * j + 1], rb, 1);
+				prefetch_row(ff[2 * j], &pq.rp, 1);
+				prefetch_row(ff[2 * j + 1], &pq.rp, 1);
 			}
-		/* w->q is the walk's copy of q (PAIRS' order, MIXQ's
-		 * mixing); elsewhere t->q itself is read (f16 avx2 ran 7 %
-		 * slower in cache through w->q) */
-		s[r] = qk_vec((dt == PAIRS || MIXQ ? w->q : t->q) +
-		    (size_t)g0 * ld,
-		    ld, kr, r * PJ, nch, tail, dt, GB, GP, &pq);
+		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, Dc, &pq);
 	}
 	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
@@ -615,29 +762,14 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 		l = l + s[r];
 	}
 	vstore(ls, l);
-	pf_rest(&pq.l1, rb, 0);
-	pq.l1 = pf_rows(pf, SPREAD ? BLK : 0, 2, S2);
-	for (c0 = 0; c0 < nch; c0 += CB)
-		switch (nch - c0 < CB ? nch - c0 : CB) {
-		case 8: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    8, &pq); break;
-		case 7: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    7, &pq); break;
-		case 6: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    6, &pq); break;
-		case 5: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    5, &pq); break;
-		case 4: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    4, &pq); break;
-		case 3: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    3, &pq); break;
-		case 2: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    2, &pq); break;
-		default: pv_step(acc, ld, w->p, vr, c0, nch, tail, dt, GB, PJ,
-			    1, &pq); break;
-		}
-	pf_rest(&pq.l1, rb, 0);
-	pf_rest(&pq.l2, rb, 1);
+	pf_rest(&pq.l1, &pq.rp, 0);
+	pq.l1 = pf_rows(pf != NULL ? pf : kr, BLK, pf != NULL ? 2 : 1, S2);
+	if (NR == 3)
+		pv_values(acc, w->p, vr, D, dt, 3, PJ, &pq);
+	else
+		pv_values(acc, w->p, vr, D, dt, GP, PJ, &pq);
+	pf_rest(&pq.l1, &pq.rp, 0);
+	pf_rest(&pq.l2, &pq.rp, 1);
 }
 
 /*
@@ -650,14 +782,15 @@ read_rows(const char *const *rows, int nb, size_t rb, VEC *a,
     const char *const *pr, int st, const char *const *ff)
 {
 	const int nf = (int)(rb / 4);	/* whole floats of a row */
+	const struct rowpf rp = row_pf(rb);
 	int j, c;
 
 	for (j = 0; j < nb; j++) {
 		if (pr != NULL)
-			prefetch_row(pr[j * st], rb, 0);
+			prefetch_row(pr[j * st], &rp, 0);
 		if (ff != NULL) {
-			prefetch_row(ff[2 * j], rb, 1);
-			prefetch_row(ff[2 * j + 1], rb, 1);
+			prefetch_row(ff[2 * j], &rp, 1);
+			prefetch_row(ff[2 * j + 1], &rp, 1);
 		}
 		for (c = 0; c < nf; c += W)
 			*a = vxor(*a, vrow(rows[j], c, MK_F32, nf - c < W ?
@@ -706,7 +839,7 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
  */
 INL int
 stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
-    int paged, const char **ff)
+    const char **ff)
 {
 	/* t->k points h rows of rb bytes into each position */
 	const size_t kh = t->ps / rb, lo = (size_t)h * BLK;
@@ -717,10 +850,10 @@ stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
 	if (lo + BLK > kh * BLK)
 		return 0;
 	for (i = 0; i < BLK && r < lo + BLK; i += run, r += (size_t)run * kh) {
-		run = run_of(t, pos + (size_t)i, BLK - i, paged);
+		run = run_of(t, pos + (size_t)i, BLK - i);
 		if (r + (size_t)run * kh <= lo)
 			continue;
-		o = row_off(t, pos + (size_t)i, paged) - (size_t)h * rb;
+		o = row_off(t, pos + (size_t)i) - (size_t)h * rb;
 		kb = (const char *)t->k + o;
 		vb = (const char *)t->v + o;
 		a = r > lo ? r : lo;
@@ -733,6 +866,152 @@ stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
 	}
 	return 1;
 }
+
+/*
+ * How rows of dtype dt and head size D are read: bf16 by pairs where a
+ * row is whole pairs of vectors.
+ */
+INL int
+read_dt(int dt, int D)
+{
+	return dt == MK_BF16 && D % (2 * W) == 0 ? PAIRS : dt;
+}
+
+/*
+ * The kernel's arithmetic alone, the floor --bench-kernel measures the
+ * kernel against: every position of t's piece (no mask, no softmax, no
+ * block bookkeeping) has its K and V rows widened once per W elements and
+ * multiplied into the q rows' accumulators (as the kernel computes them:
+ * a group of three heads as four), 2 D multiply-adds a row, in ACCS
+ * independent chains (as many as the kernel's values step holds):
+ * PH = ACCS / (2 GP) chunks in turn, each into chains of its own, so that
+ * the chains' indices are constants for any D.
+ * What the kernel does beyond this (scores reduced across lanes,
+ * exponentials, row addresses, prefetches) is its overhead.
+ */
+INL void
+arith_chunk(const char *kr, const char *vr, const float *q, int ld, int c,
+    int odd, int nv, int d, int GP, const VEC *pb, VEC *a)
+{
+	VEC kv = vchunk(kr, c, odd, d, nv), vv = vchunk(vr, c, odd, d, nv);
+	int g;
+
+#pragma GCC unroll 4
+	for (g = 0; g < GP; g++) {
+		a[g] = vfma(vload(q + (size_t)g * ld + (size_t)c * W), kv,
+		    a[g]);
+		a[GP + g] = vfma(pb[g], vv, a[GP + g]);
+	}
+}
+
+INL void
+arith_group(const struct mk_mdec_task *t, const float *q, int GP, int d,
+    VEC *a)
+{
+	const int D = t->D, ld = t->ld, nfull = D / W, tail = D % W;
+	const char *kr = t->k, *vr = t->v;
+	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
+	/* PAIRS: whole pairs of chunks a step (a pair into one set of
+	 * chains where only one fits) */
+	const int PS = d == PAIRS && PH % 2 ? PH + 1 : PH;
+	VEC pb[GBMAX];
+	size_t i;
+	int c, ph, g;
+
+#pragma GCC unroll 4
+	for (g = 0; g < GP; g++)
+		pb[g] = vset1(q[(size_t)g * ld] + 1.0f);
+	for (i = 0; i < t->n; i++, kr += t->ps, vr += t->ps) {
+		for (c = 0; c < nfull; c += PS)
+#pragma GCC unroll 8
+			for (ph = 0; ph < PS; ph++) {
+				if (c + ph >= nfull)
+					break;
+				arith_chunk(kr, vr, q, ld, c + ph, ph & 1, W,
+				    d, GP, pb, a + 2 * GP * (ph % PH));
+			}
+		if (tail)
+			arith_chunk(kr, vr, q, ld, nfull, 0, tail, d, GP, pb,
+			    a);
+	}
+}
+
+INL void
+arith(const struct mk_mdec_task *t, int d)
+{
+	VEC a[ACCS];
+	int c, g0, GB;
+
+#pragma GCC unroll 16
+	for (c = 0; c < ACCS; c++)
+		a[c] = vzero();
+	for (g0 = 0; g0 < t->G; g0 += GB) {
+		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
+		if (GB >= 3)	/* a group of three as four, as computed */
+			arith_group(t, t->q + (size_t)g0 * t->ld, 4, d, a);
+		else if (GB == 2)
+			arith_group(t, t->q + (size_t)g0 * t->ld, 2, d, a);
+		else
+			arith_group(t, t->q + (size_t)g0 * t->ld, 1, d, a);
+	}
+#pragma GCC unroll 16
+	for (c = 1; c < ACCS; c++)	/* kept: the sum of the chains */
+		a[0] = a[0] + a[c];
+	vstore(t->acc, a[0]);
+}
+
+/* The floor's entry, MK_MDEC_NAME(arith), in the file of the read probe. */
+#define MK_MDEC_ARITH							\
+void									\
+MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)		\
+{									\
+	/* rows read as the kernel reads them */			\
+	switch (read_dt(dt, t->D)) {					\
+	case PAIRS:	arith(t, PAIRS); break;				\
+	case MK_F16:	arith(t, MK_F16); break;			\
+	case MK_BF16:	arith(t, MK_BF16); break;			\
+	default:	arith(t, MK_F32); break;			\
+	}								\
+}
+
+#ifdef KDT
+/*
+ * The walk, for the dtype KDT of the including file (mdec_<dtype>_<isa>.c:
+ * one a file, so that they compile side by side).  The blocks of each
+ * group size are functions of their own, not inlined into the walk: the
+ * compiler's dataflow passes grow faster than the function they see.
+ */
+#define HEADS(name, GBv, GP, Dc)						\
+static __attribute__((noinline)) void					\
+name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
+    const char *const *kr, const char *const *vr, int nb,		\
+    const char *const *pf, const char *const *ff, size_t rb, int own)	\
+{									\
+	(void)GB;							\
+	heads_block(t, w, g0, GBv, GP, kr, vr, nb, KDT, pf, ff, rb, own,	\
+	    Dc);							\
+}
+/*
+ * Any head size, and 128, the common one, known when compiled: its loops
+ * without bounds to test and its prefetch queue folded away (with 128 a
+ * run-time value, 8-12 % slower in cache on the Xeon, RESULTS.md).  bf16
+ * rows of 128 are read by pairs, never by mdec_bf16w_<isa>.c, which
+ * defines NO_D128.
+ */
+HEADS(heads4, GB, 4, 0)
+HEADS(heads2, 2, 2, 0)
+HEADS(heads1, 1, 1, 0)
+#ifndef NO_D128
+#define D128	1
+HEADS(heads4_128, GB, 4, 128)
+HEADS(heads2_128, 2, 2, 128)
+HEADS(heads1_128, 1, 1, 128)
+#else
+#define D128	0
+#define heads4_128	heads4
+#define heads2_128	heads2
+#define heads1_128	heads1
+#endif
 
 /*
  * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch
@@ -750,20 +1029,20 @@ stretch_slice(const struct mk_mdec_task *t, size_t pos, int h, size_t rb,
 INL void
 one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
     int nb, const struct mk_mdec_task *at, const size_t *ahead, int na,
-    const size_t *nxt, int nn, int h, int dt, int paged, int Dc)
+    const size_t *nxt, int nn, int h)
 {
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	const char *ff[2 * BLK], *const *fp = NULL;
-	const size_t rb = row_bytes(t, dt, Dc);
+	const size_t rb = row_bytes(t, KDT);
 	int g0, GB;
 
-	block_rows(t, idx, nb, paged, kr, vr, 1);
+	block_rows(t, idx, nb, kr, vr, 1);
 	if (na == 0)
 		p = NULL;
 	else
-		block_rows(at, ahead, na, paged, pf, pf + 1, 2);
-	if (paged && t->l2 && h >= 0 && stretch(nxt, nn) &&
-	    stretch_slice(t, nxt[0], h, rb, paged, ff))
+		block_rows(at, ahead, na, pf, pf + 1, 2);
+	if (t->blk != NULL && t->l2 && h >= 0 && stretch(nxt, nn) &&
+	    stretch_slice(t, nxt[0], h, rb, ff))
 		fp = ff;
 	else if (SPREAD)	/* the rows of p into L2 too, a block ahead */
 		fp = p;
@@ -773,21 +1052,23 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		switch (GB) {
-		case 4: heads_block(t, w, g0, 4, kr, vr, nb, dt, p, fp, rb,
-		    Dc, g0 == 0); break;
-		case 3: heads_block(t, w, g0, 3, kr, vr, nb, dt, p, fp, rb,
-		    Dc, g0 == 0); break;
-		case 2: heads_block(t, w, g0, 2, kr, vr, nb, dt, p, fp, rb,
-		    Dc, g0 == 0); break;
-		default: heads_block(t, w, g0, 1, kr, vr, nb, dt, p, fp, rb,
-		    Dc, g0 == 0); break;
-		}
+		if (D128 && t->D == 128 && GB >= 3)
+			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && t->D == 128 && GB == 2)
+			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && t->D == 128)
+			heads1_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (GB >= 3)
+			heads4(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (GB == 2)
+			heads2(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else
+			heads1(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 	}
 }
 
 /* The running sums of head g: the lanes of its group's vector it owns. */
-static float
+RARE float
 lane_sum(const float *ls, int GB, int g)
 {
 	const int GP = GB == 3 ? 4 : GB, PJ = W / GP;
@@ -813,36 +1094,66 @@ struct walk {
 };
 
 /*
- * For PAIRS: each 2W elements of q's rows [G][ld] from pairs into the
- * order of vchunk (to), or back (!to); tmp holds 2W floats.
+ * For PAIRS: the sums [G][ld] back in order, each 2W elements from the
+ * order of vchunk (even elements, then odd); tmp holds 2W floats.
  */
-static void
-pair_order(float *dst, const float *src, int G, int ld, int D, int to,
-    float *tmp)
+RARE void
+pairs_back(float *acc, int G, int ld, int D, float *tmp)
 {
 	int g, m, i;
 
 	for (g = 0; g < G; g++)
 		for (m = 0; m + 2 * W <= D; m += 2 * W) {
-			const float *s = src + (size_t)g * ld + m;
+			float *s = acc + (size_t)g * ld + m;
 
 			for (i = 0; i < W; i++) {
-				if (to) {
-					tmp[i] = s[2 * i];
-					tmp[W + i] = s[2 * i + 1];
-				} else {
-					tmp[2 * i] = s[i];
-					tmp[2 * i + 1] = s[W + i];
-				}
+				tmp[2 * i] = s[i];
+				tmp[2 * i + 1] = s[W + i];
 			}
-			memcpy(dst + (size_t)g * ld + m, tmp, 2 * W *
-			    sizeof(float));
+			memcpy(s, tmp, 2 * W * sizeof(float));
 		}
+}
+
+/*
+ * q's rows as the walk's tiles at dst (QT), mixed for MIXQ.  A chunk of a
+ * row is W floats of it (q's rows are zero up to ld, past D), or for PAIRS
+ * the even, then the odd elements of 2W.
+ */
+RARE void
+q_tiles(float *dst, const struct mk_mdec_task *t, int pairs)
+{
+	const int nch = (t->D + W - 1) / W, ng = (t->G + GBMAX - 1) / GBMAX;
+	const float *r;
+	float *o;
+	int i, c, g, e;
+
+	for (i = 0; i < ng; i++) {
+		o = dst + (size_t)i * (size_t)nch * GBMAX * W;
+		for (g = 0; g < GBMAX; g++) {
+			r = t->q + (size_t)(i * GBMAX + g) * t->ld;
+			for (c = 0; c < nch; c++) {
+				if (i * GBMAX + g >= t->G)
+					memset(QT(o, c, g), 0, W * sizeof(float));
+				else if (!pairs)
+					memcpy(QT(o, c, g), r + c * W,
+					    W * sizeof(float));
+				else
+					for (e = 0; e < W; e++)
+						QT(o, c, g)[e] = r[(c & ~1) * W +
+						    2 * e + (c & 1)];
+			}
+		}
+#if MIXQ
+		if (t->G - i * GBMAX >= 3)
+			for (c = 0; c < nch; c++)
+				vmix4(QT(o, c, 0), W, 1);
+#endif
+	}
 }
 
 /* The walk's start: its scratch, outputs, and first block in slot 0. */
 INL void
-walk_start(const struct mk_mdec_task *t, struct walk *k, int dt)
+walk_start(const struct mk_mdec_task *t, struct walk *k)
 {
 	const int ng = (t->G + GBMAX - 1) / GBMAX;
 	int g, i;
@@ -853,21 +1164,9 @@ walk_start(const struct mk_mdec_task *t, struct walk *k, int dt)
 	k->w.s = k->w.p + BLK * W;
 	k->w.lsum = k->w.s + BLK * W;
 	k->w.mv = k->w.lsum + (size_t)ng * W;
-	k->w.q = t->q;
-	if (dt == PAIRS || MIXQ) {	/* after mv: 64-byte aligned */
-		float *cq = k->w.mv + (size_t)ng * W;
-
-		if (dt == PAIRS)
-			pair_order(cq, t->q, t->G, t->ld, t->D, 1, k->w.s);
-		else
-			memcpy(cq, t->q, (size_t)t->G * (size_t)t->ld *
-			    sizeof(float));
-#if MIXQ
-		for (g = 0; g + GBMAX <= t->G; g += GBMAX)
-			vmix4(cq + (size_t)g * t->ld, t->ld, (t->D + W - 1) / W);
-#endif
-		k->w.q = cq;
-	}
+	/* after mv: 64-byte aligned */
+	q_tiles(k->w.mv + (size_t)ng * W, t, KDT == PAIRS);
+	k->w.q = k->w.mv + (size_t)ng * W;
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
 		 * +inf, so that they never move a maximum and add 0 */
@@ -906,25 +1205,24 @@ walk_scan(struct walk *k, int cur)
 INL int
 walk_step(const struct mk_mdec_task *t, struct walk *k,
     const struct mk_mdec_task *nt, const struct walk *nk, int cur, int nc,
-    int h, int dt, int paged, int Dc)
+    int h)
 {
 	if (k->done || k->nb[cur] == 0) {
 		k->done = 1;
 		return 0;
 	}
 	one_block(t, &k->w, k->idx[cur], k->nb[cur], nt, nk->idx[nc],
-	    nk->done ? 0 : nk->nb[nc], k->idx[!cur], k->nb[!cur], h, dt,
-	    paged, Dc);
+	    nk->done ? 0 : nk->nb[nc], k->idx[!cur], k->nb[!cur], h);
 	return 1;
 }
 
 INL void
-walk_end(const struct mk_mdec_task *t, const struct walk *k, int dt)
+walk_end(const struct mk_mdec_task *t, const struct walk *k)
 {
 	int g, i;
 
-	if (dt == PAIRS && !t->rd)	/* the sums back in order */
-		pair_order(t->acc, t->acc, t->G, t->ld, t->D, 0, k->w.s);
+	if (KDT == PAIRS && !t->rd)	/* the sums back in order */
+		pairs_back(t->acc, t->G, t->ld, t->D, k->w.s);
 	for (g = 0; g < t->G; g++) {
 		i = g / GBMAX;
 		t->l[g] = lane_sum(k->w.lsum + i * W, t->G - i * GBMAX <
@@ -939,20 +1237,19 @@ walk_end(const struct mk_mdec_task *t, const struct walk *k, int dt)
  * The pieces t[0..n): the kv heads of one stretch of positions, walked
  * block by block side by side, so that where a position's heads are
  * neighbours in memory ([B, M, KH, D], paged) the reads go forward
- * through them together.  Dc is the head size when the caller knows it at
- * compile time (the common ones get loops without tails), else 0.
+ * through them together.
  */
 INL void
-pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
+pieces(const struct mk_mdec_task *t, int n)
 {
-	const size_t rb = row_bytes(t, dt, Dc);
+	const size_t rb = row_bytes(t, KDT);
 	struct walk k[MK_MDEC_GROUP];
 	int cur, h, live;
 
 	for (h = 0; h < n; h++) {
-		walk_start(&t[h], &k[h], dt);
+		walk_start(&t[h], &k[h]);
 		if (h == 0)	/* the first walk's first block */
-			prefetch_rows(t, k[0].idx[0], k[0].nb[0], rb, paged);
+			prefetch_rows(t, k[0].idx[0], k[0].nb[0], rb);
 	}
 	for (cur = 0, live = 1; live; cur = !cur) {
 		for (h = 0; h < n; h++)
@@ -960,149 +1257,17 @@ pieces(const struct mk_mdec_task *t, int n, int dt, int paged, int Dc)
 		for (h = 0, live = 0; h < n; h++)
 			live |= walk_step(&t[h], &k[h], &t[(h + 1) % n],
 			    &k[(h + 1) % n], cur, h + 1 < n ? cur : !cur,
-			    n > 1 ? h : -1, dt, paged, Dc);
+			    n > 1 ? h : -1);
 	}
 	for (h = 0; h < n; h++)
-		walk_end(&t[h], &k[h], dt);
+		walk_end(&t[h], &k[h]);
 }
 
-/*
- * How rows of dtype dt are read at the head sizes the kernels know at
- * compile time (64, 128: whole pairs of vectors): bf16 by pairs.
- */
-INL int
-read_dt(int dt)
-{
-	return dt == MK_BF16 && 64 % (2 * W) == 0 ? PAIRS : dt;
+/* The entry point MK_MDEC_NAME(name): the walk over n pieces. */
+#define MK_MDEC_ENTRY(name)						\
+void									\
+MK_MDEC_NAME(name)(const struct mk_mdec_task *t, int n)			\
+{									\
+	pieces(t, n);							\
 }
-
-INL void
-mdec_kernel(const struct mk_mdec_task *t, int n, int dt)
-{
-	const int pd = read_dt(dt);
-	int paged = t->blk != NULL;
-
-	switch (t->D * 2 + paged) {
-	case 128:	pieces(t, n, pd, 0, 64); break;
-	case 129:	pieces(t, n, pd, 1, 64); break;
-	case 256:	pieces(t, n, pd, 0, 128); break;
-	case 257:	pieces(t, n, pd, 1, 128); break;
-	default:	if (paged)
-				pieces(t, n, dt, 1, 0);
-			else
-				pieces(t, n, dt, 0, 0);
-			break;
-	}
-}
-
-/*
- * The kernel's arithmetic alone, the floor --bench-kernel measures the
- * kernel against: every position of t's piece (no mask, no softmax, no
- * block bookkeeping) has its K and V rows widened once per W elements and
- * multiplied into the G heads' accumulators, 2 G D multiply-adds, in
- * ACCS independent chains (as many as the kernel's values step holds):
- * PH = ACCS / (2 GP) chunks in turn, each into chains of its own, so that
- * the chains' indices are constants for any D.
- * What the kernel does beyond this (scores reduced across lanes,
- * exponentials, row addresses, prefetches) is its overhead.
- */
-INL void
-arith_group(const struct mk_mdec_task *t, const float *q, int GP, int dt,
-    int Dc, int pairs, VEC *a)
-{
-	const int D = Dc ? Dc : t->D, ld = Dc ? (Dc + 15) & ~15 : t->ld;
-	const int nch = (D + W - 1) / W, tail = D - (nch - 1) * W;
-	const char *kr = t->k, *vr = t->v;
-	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
-	/* PAIRS: whole pairs of chunks a step (a pair into one set of
-	 * chains where only one fits); pairs is a constant where inlined,
-	 * which keeps the chains' indices constants */
-	const int PS = pairs && PH % 2 ? PH + 1 : PH, d = pairs ? PAIRS : dt;
-	VEC pb[GBMAX], kv, vv;
-	size_t i;
-	int c, ph, g, nv, x;
-
-#pragma GCC unroll 4
-	for (g = 0; g < GP; g++)
-		pb[g] = vset1(q[(size_t)g * ld] + 1.0f);
-	for (i = 0; i < t->n; i++, kr += t->ps, vr += t->ps)
-		for (c = 0; c < nch; c += PS)
-#pragma GCC unroll 8
-			for (ph = 0; ph < PS; ph++) {
-				if (c + ph >= nch)
-					break;
-				nv = c + ph == nch - 1 ? tail : W;
-				kv = vchunk(kr, c + ph, ph & 1, d, nv);
-				vv = vchunk(vr, c + ph, ph & 1, d, nv);
-				x = 2 * GP * (pairs ? ph % PH : ph);
-#pragma GCC unroll 4
-				for (g = 0; g < GP; g++) {
-					a[x + g] = vfma(vload(q + (size_t)g *
-					    ld + (size_t)(c + ph) * W), kv,
-					    a[x + g]);
-					a[x + GP + g] = vfma(pb[g], vv,
-					    a[x + GP + g]);
-				}
-			}
-}
-
-INL void
-arith(const struct mk_mdec_task *t, int dt, int Dc, int pairs)
-{
-	VEC a[ACCS];
-	int c, g0, GB;
-
-#pragma GCC unroll 16
-	for (c = 0; c < ACCS; c++)
-		a[c] = vzero();
-	for (g0 = 0; g0 < t->G; g0 += GB) {
-		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		switch (GB) {
-		case 4: arith_group(t, t->q + (size_t)g0 * t->ld, 4, dt, Dc,
-		    pairs, a); break;
-		case 3: arith_group(t, t->q + (size_t)g0 * t->ld, 3, dt, Dc,
-		    pairs, a); break;
-		case 2: arith_group(t, t->q + (size_t)g0 * t->ld, 2, dt, Dc,
-		    pairs, a); break;
-		default: arith_group(t, t->q + (size_t)g0 * t->ld, 1, dt, Dc,
-		    pairs, a); break;
-		}
-	}
-#pragma GCC unroll 16
-	for (c = 1; c < ACCS; c++)	/* kept: the sum of the chains */
-		a[0] = a[0] + a[c];
-	vstore(t->acc, a[0]);
-}
-
-void
-MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)
-{
-	/* rows read as the kernel reads them */
-	const int pairs = read_dt(dt) == PAIRS;
-
-	switch (t->D * 2 + pairs) {
-	case 128:	arith(t, dt, 64, 0); break;
-	case 129:	arith(t, dt, 64, 1); break;
-	case 256:	arith(t, dt, 128, 0); break;
-	case 257:	arith(t, dt, 128, 1); break;
-	default:	arith(t, dt, 0, 0); break;
-	}
-}
-
-void
-MK_MDEC_NAME(f16)(const struct mk_mdec_task *t, int n)
-{
-	mdec_kernel(t, n, MK_F16);
-}
-
-void
-MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t, int n)
-{
-	mdec_kernel(t, n, MK_BF16);
-}
-
-void
-MK_MDEC_NAME(f32)(const struct mk_mdec_task *t, int n)
-{
-	mdec_kernel(t, n, MK_F32);
-}
+#endif /* KDT */

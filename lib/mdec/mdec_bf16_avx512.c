@@ -1,0 +1,17 @@
+/*
+ * mdec_bf16_avx512.c - mdec_kernel.h for bf16 K/V caches on AVX-512, whose rows
+ * are whole pairs of vectors (PAIRS); others go to mdec_bf16w_avx512.c.
+ */
+#include "mdec/mdec_avx512.h"
+
+#define KDT	PAIRS
+#include "mdec/mdec_kernel.h"
+
+void
+MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t, int n)
+{
+	if (read_dt(MK_BF16, t->D) == PAIRS)
+		pieces(t, n);
+	else
+		MK_MDEC_NAME(bf16w)(t, n);
+}
