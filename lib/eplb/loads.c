@@ -1,8 +1,8 @@
 /*
- * loads.c - expert load logs: the scenarios' storage, the windows of a
- * log, joining inputs and dropping all-zero layers; see loads.h.  The
- * forms are read in loads_tensor.c (NPY, CSV) and loads_json.c (JSON,
- * torch .pt).
+ * loads.c - expert load logs: which reader a source's format goes to,
+ * joining inputs and dropping all-zero layers; see loads.h.  The forms
+ * are read in loads_tensor.c (NPY, CSV) and loads_json.c (JSON, torch
+ * .pt), with the helpers of loads_util.c.
  */
 #include <float.h>
 #include <math.h>
@@ -16,107 +16,6 @@
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
 
-void
-mk_loads_free(struct mk_loads *l)
-{
-	int i;
-
-	mk_mem_free(l->w);
-	free(l->layer);
-	free(l->zero);
-	for (i = 0; l->name != NULL && i < l->S; i++)
-		free(l->name[i]);
-	free(l->name);
-	memset(l, 0, sizeof(*l));
-}
-
-/* Room for S scenarios of L x E loads, named name. */
-int
-loads_alloc(struct mk_loads *l, int S, int L, int E, const char *name,
-    struct mk_err *e)
-{
-	int i;
-
-	if (L < 1 || E < 1)
-		return mk_err_data(e, "%s: no loads (%d layers of %d experts)",
-		    name, L, E);
-	if ((int64_t)S * L * E > MK_LOADS_MAX_CELLS)
-		return mk_err_data(e, "%s: %d scenarios of %d layers x %d "
-		    "experts exceed the limit of %d loads", name, S, L, E,
-		    MK_LOADS_MAX_CELLS);
-	l->S = S;
-	l->L = l->L0 = L;
-	l->E = E;
-	l->w = mk_mem_alloc(sizeof(double) * (size_t)S * (size_t)L *
-	    (size_t)E);
-	l->layer = malloc(sizeof(int) * (size_t)L);
-	l->name = calloc((size_t)S, sizeof(char *));
-	if (l->w == NULL || l->layer == NULL || l->name == NULL)
-		return mk_err_data(e, "%s: out of memory", name);
-	for (i = 0; i < S; i++)
-		if ((l->name[i] = strdup(name)) == NULL)
-			return mk_err_data(e, "%s: out of memory", name);
-	for (i = 0; i < L; i++)
-		l->layer[i] = i;
-	return 0;
-}
-
-/* One load value: finite and >= 0, or an error naming where it was. */
-int
-loads_check(double v, const char *name, int step, int layer, int expert,
-    struct mk_err *e)
-{
-	char where[96];
-
-	if (isfinite(v) && v >= 0)
-		return 0;
-	if (step >= 0)
-		snprintf(where, sizeof(where), "step %d, layer %d, expert %d",
-		    step, layer, expert);
-	else
-		snprintf(where, sizeof(where), "layer %d, expert %d", layer,
-		    expert);
-	return mk_err_data(e, "%s: %s: load %g is %s (loads must be finite "
-	    "and >= 0)", name, where, v, isnan(v) ? "not a number" :
-	    isinf(v) ? "infinite" : "negative");
-}
-
-int
-loads_windows(int T, int window, int history, const char *name, struct wins *w,
-    struct mk_loads *l, struct mk_err *e)
-{
-	if (T < 1)
-		return mk_err_data(e, "%s: the load log has no steps", name);
-	if (history > 1 && (int64_t)window * history > T)
-		return mk_err_data(e, "%s: --window %d --history %d needs %lld "
-		    "steps; the log has %d", name, window, history,
-		    (long long)window * history, T);
-	if (history > 1) {
-		w->n = window;
-		w->first = T - window * history;
-	} else {
-		w->first = window > 0 && window < T ? T - window : 0;
-		w->n = T - w->first;
-	}
-	l->T = T;
-	l->used = w->n;
-	return 0;
-}
-
-/* Options that need a step dimension, on input without one. */
-int
-loads_no_steps(int window, int history, const char *name, const char *what,
-    struct mk_err *e)
-{
-	if (history > 1)
-		return mk_err_usage(e, "--history %d: %s has no step dimension "
-		    "(%s)", history, name, what);
-	if (window > 0)
-		return mk_err_usage(e, "--window %d: %s has no step dimension "
-		    "(%s)", window, name, what);
-	return 0;
-}
-
 int
 mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
     struct mk_err *e)
@@ -125,7 +24,7 @@ mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
 	int fmt, r;
 
 	memset(l, 0, sizeof(*l));
-	if (history < 1)
+	if (history == 0)
 		history = 1;
 	if ((fmt = mk_src_format(s, e)) < 0)
 		return -1;

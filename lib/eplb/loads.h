@@ -30,6 +30,10 @@
 struct mk_src;
 
 #define MK_LOADS_MAX_CELLS	(1 << 26)	/* L * E, and T * L * E read */
+/* every step its own scenario (history MK_LOADS_STEPS: eplb-replay's
+ * log), up to this many loads in all (2 GiB) */
+#define MK_LOADS_STEPS		(-1)
+#define MK_LOADS_MAX_STEP_CELLS	(1 << 28)
 
 struct mk_loads {
 	int	 S, L, E;	/* scenarios, layers, experts */
@@ -45,9 +49,10 @@ struct mk_loads {
 };
 
 /*
- * Read the loads of s (any form above) as `history` scenarios (1: one).
- * window: steps per scenario (0: all; with one scenario, more than the
- * log holds: all).  Returns 0 with *out filled (free with
+ * Read the loads of s (any form above) as `history` scenarios (1: one;
+ * MK_LOADS_STEPS: each step of a log, which must have steps, window
+ * ignored).  window: steps per scenario (0: all; with one scenario, more
+ * than the log holds: all).  Returns 0 with *out filled (free with
  * mk_loads_free), or -1 with e filled (file, place, value).
  */
 int	mk_loads_read(struct mk_src *s, int window, int history,
@@ -81,6 +86,20 @@ int	mk_loads_read_all(const char *const *paths, int n, int window,
  * that they were kept and planned.  Returns 0 if there is nothing to say.
  */
 int	mk_loads_note(const struct mk_loads *l, char *buf, size_t size);
+
+/*
+ * A [T, L, E] load log t used where it lies (eplb-replay's long logs: no
+ * copy in doubles): every value checked, the all-zero layers found (and
+ * dropped from l->layer if skip).  Fills l but for w (NULL; l->T steps,
+ * l->L kept layers).  t must outlive l's use.  Returns 0, or -1 with e.
+ */
+struct mk_tensor;
+int	mk_loads_in_place(const struct mk_tensor *t, const char *name,
+	    int skip, struct mk_loads *l, struct mk_err *e);
+
+/* Step st of such a log: its kept layers' loads into dst[l->L][l->E]. */
+void	mk_loads_step(const struct mk_tensor *t, const struct mk_loads *l,
+	    int st, double *dst);
 
 void	mk_loads_free(struct mk_loads *l);
 

@@ -22,7 +22,12 @@ struct mk_tensor;
 struct wins {
 	int	 first;		/* the first step used */
 	int	 n;		/* steps per scenario */
+	int	 S;		/* scenarios */
+	int	 steps;		/* each step a scenario (MK_LOADS_STEPS) */
 };
+
+/* The windows of input without steps: one scenario. */
+#define LOADS_NO_STEPS	((struct wins){ 0, 1, 1, 0 })
 
 /* The load of scenario k, layer i, expert j. */
 static inline double *
@@ -39,8 +44,8 @@ loads_scenario(const struct wins *w, int t)
 	return t < w->first ? -1 : (t - w->first) / w->n;
 }
 
-/* Room for S scenarios of L x E loads (zeroed), named name. */
-int	loads_alloc(struct mk_loads *l, int S, int L, int E,
+/* Room for the w->S scenarios of L x E loads (zeroed), named name. */
+int	loads_alloc(struct mk_loads *l, const struct wins *w, int L, int E,
 	    const char *name, struct mk_err *e);
 
 /* One load value: finite and >= 0, or an error naming where (step -1:

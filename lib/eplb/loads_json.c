@@ -53,7 +53,7 @@ static int
 from_logical_count(struct mk_json *j, const char *name, int window,
     int history, struct mk_loads *l, struct mk_err *e)
 {
-	struct wins w = { 0, 1 };
+	struct wins w = LOADS_NO_STEPS;
 	size_t dims[3];
 	double *v = NULL;
 	int nd, T, L, E, st, k, i, x, r = -1;
@@ -72,7 +72,7 @@ from_logical_count(struct mk_json *j, const char *name, int window,
 	E = (int)dims[nd - 1];
 	if ((nd == 2 && loads_no_steps(window, history, name, "one [L, E] count",
 	    e) < 0) || (nd == 3 && loads_windows(T, window, history, name, &w, l,
-	    e) < 0) || loads_alloc(l, history, L, E, name, e) < 0)
+	    e) < 0) || loads_alloc(l, &w, L, E, name, e) < 0)
 		goto out;
 	for (st = 0; st < T; st++) {
 		if ((k = loads_scenario(&w, st)) < 0)
@@ -102,7 +102,7 @@ from_load_history(struct mk_json *j, const char *name, int window,
     int history, struct mk_loads *l, struct mk_err *e)
 {
 	struct mk_json again = *j;
-	struct wins w = { 0, 1 };
+	struct wins w = LOADS_NO_STEPS;
 	char key[64], what[64];
 	size_t dims[2];
 	double *v = NULL;
@@ -162,7 +162,7 @@ from_load_history(struct mk_json *j, const char *name, int window,
 			nd = l->L;
 			st = l->E;
 			if (loads_windows(T, window, history, name, &w, l, e) < 0 ||
-			    loads_alloc(l, history, nd, st, name, e) < 0)
+			    loads_alloc(l, &w, nd, st, name, e) < 0)
 				return -1;
 		}
 	}

@@ -63,7 +63,7 @@ loads_dense(const struct mk_tensor *t, const char *name, int window,
 {
 	char sb[128];
 	int T = 1, L, E, st, i, k;
-	struct wins w = { 0, 1 };
+	struct wins w = LOADS_NO_STEPS;
 	int64_t bad;
 	size_t at;
 
@@ -90,7 +90,7 @@ loads_dense(const struct mk_tensor *t, const char *name, int window,
 	}
 	if (t->ndim == 3 && loads_windows(T, window, history, name, &w, l, e) < 0)
 		return -1;
-	if (loads_alloc(l, history, L, E, name, e) < 0)
+	if (loads_alloc(l, &w, L, E, name, e) < 0)
 		return -1;
 	for (st = 0; st < T; st++) {
 		if ((k = loads_scenario(&w, st)) < 0)
@@ -191,7 +191,7 @@ from_long(const struct mk_tensor *t, const char *name, int window,
 	size_t rows = (size_t)t->shape[0], r, nsteps = 0;
 	int c0 = t->ncols - 3, has_step = t->ncols == 4, k = 0;
 	int64_t L = 0, E = 0, id, lay, exp, *steps = NULL, st = 0;
-	struct wins w = { 0, 1 };
+	struct wins w = LOADS_NO_STEPS;
 	double v;
 
 	if (rows == 0)
@@ -212,7 +212,7 @@ from_long(const struct mk_tensor *t, const char *name, int window,
 	if (!has_step && loads_no_steps(window, history, name, "no step column",
 	    e) < 0)
 		return -1;
-	if (loads_alloc(l, history, (int)L, (int)E, name, e) < 0)
+	if (loads_alloc(l, &w, (int)L, (int)E, name, e) < 0)
 		goto bad;
 	for (r = 0; r < rows; r++) {
 		id_value(t, r, c0, "layer", L, name, &lay, e);
@@ -242,4 +242,83 @@ loads_tensor(const struct mk_tensor *t, const char *name, int window,
 {
 	return is_long_form(t) ? from_long(t, name, window, history, l, e) :
 	    loads_dense(t, name, window, history, l, e);
+}
+
+int
+mk_loads_in_place(const struct mk_tensor *t, const char *name, int skip,
+    struct mk_loads *l, struct mk_err *e)
+{
+	double *acc, sum;
+	int64_t bad;
+	int T, L, E, st, i, x, k;
+
+	memset(l, 0, sizeof(*l));
+	if (t->ndim != 3 || mk_dtype_kind(t->dtype) == 0 || is_long_form(t))
+		return mk_err_data(e, "%s: not a [T, L, E] load log", name);
+	T = (int)t->shape[0];
+	L = (int)t->shape[1];
+	E = (int)t->shape[2];
+	if (T < 1 || L < 1 || E < 1)
+		return mk_err_data(e, "%s: no loads ([%d, %d, %d])", name, T, L,
+		    E);
+	/* every value checked once; the layers' totals find the zero ones */
+	if ((acc = calloc((size_t)L * (size_t)E, sizeof(double))) == NULL ||
+	    (l->layer = malloc(sizeof(int) * (size_t)L)) == NULL ||
+	    (l->zero = malloc(sizeof(int) * (size_t)L)) == NULL ||
+	    (l->name = calloc(1, sizeof(char *))) == NULL ||
+	    (l->name[0] = strdup(name)) == NULL) {
+		free(acc);
+		mk_loads_free(l);
+		return mk_err_data(e, "%s: out of memory", name);
+	}
+	l->S = 1;	/* the name's count, for mk_loads_free */
+	for (st = 0; st < T; st++)
+		for (i = 0; i < L; i++)
+			if ((bad = add_row(t, ((size_t)st * L + i) * (size_t)E,
+			    (size_t)E, acc + (size_t)i * E)) >= 0) {
+				free(acc);
+				mk_loads_free(l);
+				return loads_check(mk_tensor_get_f64(t, ((size_t)st *
+				    L + i) * (size_t)E + (size_t)bad), name, st,
+				    i, (int)bad, e);
+			}
+	for (i = 0, k = 0; i < L; i++) {
+		for (sum = 0, x = 0; x < E; x++)
+			sum += acc[(size_t)i * E + x];
+		if (!(sum <= DBL_MAX)) {
+			free(acc);
+			mk_loads_free(l);
+			return mk_err_data(e, "%s: layer %d: the loads sum to more "
+			    "than %g", name, i, DBL_MAX);
+		}
+		if (sum == 0)
+			l->zero[l->nzero++] = i;
+		if (sum > 0 || !skip)
+			l->layer[k++] = i;
+	}
+	free(acc);
+	if (k == 0) {
+		mk_loads_free(l);
+		return mk_err_data(e, "%s: every one of the %d layers has zero "
+		    "load; nothing left to replay", name, L);
+	}
+	l->T = T;
+	l->used = 1;
+	l->L0 = L;
+	l->L = k;
+	l->E = E;
+	l->skipped = skip && l->nzero > 0;
+	return 0;
+}
+
+void
+mk_loads_step(const struct mk_tensor *t, const struct mk_loads *l, int st,
+    double *dst)
+{
+	int i;
+
+	memset(dst, 0, sizeof(double) * (size_t)l->L * (size_t)l->E);
+	for (i = 0; i < l->L; i++)
+		add_row(t, ((size_t)st * l->L0 + (size_t)l->layer[i]) *
+		    (size_t)l->E, (size_t)l->E, dst + (size_t)i * l->E);
 }
