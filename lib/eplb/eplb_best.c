@@ -611,37 +611,93 @@ greedy_split(const struct eplb_groups *gt, int N, uint64_t *nodes)
 }
 
 /*
+ * The split of ways[0..n) (N masks each) with the smallest mean (worst:
+ * largest) over the S scenarios' tables gs[] of their largest node
+ * bound, the first on ties.  Returns its index, or -1 (memory).
+ */
+static int
+split_sc(const struct eplb_groups *gs, int S, int N, const uint64_t *ways,
+    int n, int worst)
+{
+	double best = 0, v, m, t;
+	int i, j, s, which = -1;
+
+	for (i = 0; i < n; i++) {
+		for (v = 0, s = 0; s < S; s++) {
+			for (m = 0, j = 0; j < N; j++)
+				if ((t = eplb_node_term(&gs[s], ways[(size_t)i *
+				    (size_t)N + (size_t)j])) > m)
+					m = t;
+			v = worst ? (m > v ? m : v) : v + m;
+		}
+		if (which < 0 || v < best) {
+			best = v;
+			which = i;
+		}
+	}
+	return which;
+}
+
+/*
  * Choose the groups of each node: nodes[k] is a bitmask of groups.  Every
  * split is tried when there are at most MAX_SPLITS, keeping the one with
- * the smallest worst node bound (the first on ties); otherwise a greedy
- * split improved by swaps.  Returns 0 or -1 (memory).
+ * the smallest worst node bound (the first on ties) - with S > 1
+ * scenarios w[S][E], the smallest mean (or largest) over them, which
+ * holds held-out loads better than the split for their sum (RESULTS.md);
+ * otherwise a greedy split of their sum improved by swaps.  Returns 0 or
+ * -1 (memory).
  */
 int
-eplb_split_groups(const struct mk_eplb_cfg *c, const double *w,
+eplb_split_groups(const struct mk_eplb_cfg *c, const double *w, int S,
     uint64_t *nodes)
 {
-	struct eplb_groups gt;
+	struct eplb_groups gt, *gs = NULL;
 	uint64_t *ways;
-	int N = c->N, n, which = -1;
+	double *sum;
+	int N = c->N, n = 0, which = -1, s, e, ok = -1;
 
-	if (eplb_groups_init(&gt, c, w) < 0)
+	if ((sum = calloc((size_t)c->E, sizeof(double))) == NULL)
 		return -1;
+	for (s = 0; s < S; s++)
+		for (e = 0; e < c->E; e++)
+			sum[e] += w[(size_t)s * c->E + e];
+	if (eplb_groups_init(&gt, c, sum) < 0) {
+		free(sum);
+		return -1;
+	}
 	ways = malloc(sizeof(uint64_t) * MAX_SPLITS * (size_t)N);
-	if (ways != NULL &&
-	    (n = eplb_group_splits(c->K, N, ways, MAX_SPLITS)) > 0)
+	if (ways != NULL)
+		n = eplb_group_splits(c->K, N, ways, MAX_SPLITS);
+	if (n > 0 && S == 1) {
 		eplb_best_split(&gt, N, ways, n, &which);
+	} else if (n > 0) {
+		if ((gs = calloc((size_t)S, sizeof(*gs))) == NULL)
+			goto out;
+		for (s = 0; s < S; s++)
+			if (eplb_groups_init(&gs[s], c, w + (size_t)s * c->E) <
+			    0)
+				goto out;
+		which = split_sc(gs, S, N, ways, n, c->objective ==
+		    MK_EPLB_WORST);
+	}
 	if (which >= 0)
 		memcpy(nodes, ways + (size_t)which * (size_t)N,
 		    sizeof(uint64_t) * (size_t)N);
 	else
 		greedy_split(&gt, N, nodes);
+	ok = 0;
+out:
+	for (s = 0; gs != NULL && s < S; s++)
+		eplb_groups_free(&gs[s]);
+	free(gs);
 	free(ways);
+	free(sum);
 	eplb_groups_free(&gt);
-	return 0;
+	return ok;
 }
 
 int
-eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w,
+eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w, int Sw,
     eplb_node_fn *solve, void *ctx, struct mk_eplb_plan *p)
 {
 	int N = c->hier ? c->N : 1, E = c->E, S = c->R / c->G;
@@ -655,7 +711,7 @@ eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w,
 	if (!ids || !cnt || !slot)
 		goto out;
 	if (N > 1) {
-		if (N > 64 || eplb_split_groups(c, w, nodes) < 0)
+		if (N > 64 || eplb_split_groups(c, w, Sw, nodes) < 0)
 			goto out;
 	}
 	for (k = 0; k < N; k++) {
@@ -732,7 +788,7 @@ mk_eplb_best(const struct mk_eplb_cfg *c, const double *w,
 	double mine, other;
 	int r, which;
 
-	if (eplb_by_nodes(c, w, solve_one, &o, p) < 0)
+	if (eplb_by_nodes(c, w, 1, solve_one, &o, p) < 0)
 		return -1;
 	mine = mk_eplb_max_load(c, w, p->phy2log, p->cnt, NULL);
 	buf = malloc(sizeof(int64_t) * (size_t)(2 * c->R + c->E));

@@ -71,11 +71,13 @@ double	eplb_best_split(const struct eplb_groups *g, int N,
 	    const uint64_t *ways, int n, int *which);
 
 /*
- * Choose the groups of each node of a hierarchical plan for loads w:
- * nodes[k] is a bitmask of groups (every split is tried when there are
- * few, else a greedy split improved by swaps).  Returns 0 or -1 (memory).
+ * Choose the groups of each node of a hierarchical plan for S scenarios
+ * of loads w[S][E]: nodes[k] is a bitmask of groups (every split is tried
+ * when there are few, by the scenarios' mean (or largest) of their
+ * worst node bound, else a greedy split of their sum improved by swaps).
+ * Returns 0 or -1 (memory).
  */
-int	eplb_split_groups(const struct mk_eplb_cfg *c, const double *w,
+int	eplb_split_groups(const struct mk_eplb_cfg *c, const double *w, int S,
 	    uint64_t *nodes);
 
 /*
@@ -87,11 +89,12 @@ typedef int	eplb_node_fn(void *ctx, const int *ids, int n, int gpus, int S,
 		    int *slot_exp, int *cnt);
 
 /*
- * A layer's plan node by node: groups split onto nodes by the loads w
- * (hierarchical plans), each node solved by solve, replica ranks in
- * ascending slot order.  Returns 0 or -1 (memory).
+ * A layer's plan node by node: groups split onto nodes by the S
+ * scenarios of loads w[S][E] (hierarchical plans), each node solved by
+ * solve, replica ranks in ascending slot order.  Returns 0 or -1
+ * (memory).
  */
-int	eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w,
+int	eplb_by_nodes(const struct mk_eplb_cfg *c, const double *w, int S,
 	    eplb_node_fn *solve, void *ctx, struct mk_eplb_plan *p);
 
 #endif

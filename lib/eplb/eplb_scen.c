@@ -371,8 +371,10 @@ try_pair(const struct sc *p, const struct pair *q, struct swap *best)
 	}
 }
 
+/* Exchange the replicas of slots a and b; the three heaviest GPUs of
+ * each scenario are left to the caller. */
 static void
-swap_slots(struct sc *p, int a, int b)
+exchange(struct sc *p, int a, int b)
 {
 	int g1 = a / p->per, g2 = b / p->per, ea = p->exp[a], eb = p->exp[b];
 	int s;
@@ -389,6 +391,63 @@ swap_slots(struct sc *p, int a, int b)
 	p->on[(size_t)g1 * p->n + eb]++;
 	p->exp[a] = eb;
 	p->exp[b] = ea;
+}
+
+static void
+swap_slots(struct sc *p, int a, int b)
+{
+	exchange(p, a, b);
+	tops(p);
+}
+
+/*
+ * Step 3a: exchanges of replicas between two GPUs of the node while one
+ * lowers the sum over scenarios and GPUs of the squared GPU load (first
+ * improvement, sweeps over every pair of GPUs).  A GPU's load is linear
+ * in its experts', so balancing every scenario balances their mixtures:
+ * this spreads each scenario over all GPUs, where the largest load alone
+ * sees one GPU a scenario (leave-one-out on the real prefill dumps, 32
+ * GPUs: 0.9830 -> MEAN held-out balancedness, RESULTS.md).
+ */
+static void
+sq_swaps(struct sc *p)
+{
+	const double eps = 1e-12;
+	int pass, g1, g2, i, j, a, b, ea, eb, s, n0, better;
+	double d, dl;
+
+	for (pass = 0; pass < 3; pass++) {
+		better = 0;
+		for (g1 = 0; g1 < p->G; g1++) {
+			n0 = g1 - g1 % p->gpn;
+			for (g2 = g1 + 1; g2 < n0 + p->gpn; g2++)
+				for (i = 0; i < p->per; i++) {
+					a = g1 * p->per + i;
+					ea = p->exp[a];
+					if (!may_join(p, ea, g2))
+						continue;
+					for (j = 0; j < p->per; j++) {
+						b = g2 * p->per + j;
+						eb = p->exp[b];
+						if (ea == eb || !may_join(p, eb, g1))
+							continue;
+						for (dl = 0, s = 0; s < p->S; s++) {
+							d = PIECE(p, s, ea) -
+							    PIECE(p, s, eb);
+							dl += d * (LOAD(p, s, g2) -
+							    LOAD(p, s, g1) + d);
+						}
+						if (dl < -eps) {
+							exchange(p, a, b);
+							ea = eb;
+							better = 1;
+						}
+					}
+				}
+		}
+		if (!better)
+			break;
+	}
 	tops(p);
 }
 
@@ -480,6 +539,7 @@ solve_node(const double *w, int n, int S, int G, int per, long effort,
 		for (e = 0; e < n; e++)
 			PIECE(&p, s, e) = w[(size_t)s * n + e] / cnt[e];
 	place(&p, fill, ord, key);
+	sq_swaps(&p);
 	swaps(&p);
 	/* each GPU's slots in expert order */
 	for (g = 0; g < G; g++)
@@ -691,6 +751,26 @@ copy(const struct mk_eplb_cfg *c, struct mk_eplb_plan *dst,
 	memcpy(dst->cnt, src->cnt, sizeof(int64_t) * (size_t)c->E);
 }
 
+/*
+ * Whether a layer's plan holds two replicas of one expert on a GPU where
+ * the expert has no more replicas than its node has GPUs (avoidable).
+ */
+static int
+doubled(const struct mk_eplb_cfg *c, const struct mk_eplb_plan *p)
+{
+	const int per = c->R / c->G, gpn = c->G / (c->hier ? c->N : 1);
+	int g, i, j;
+
+	for (g = 0; g < c->G; g++)
+		for (i = 0; i < per; i++)
+			for (j = i + 1; j < per; j++)
+				if (p->phy2log[g * per + i] == p->phy2log[g *
+				    per + j] && p->cnt[p->phy2log[g * per + i]] <=
+				    gpn)
+					return 1;
+	return 0;
+}
+
 int
 mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
     struct mk_eplb_plan *p)
@@ -713,7 +793,7 @@ mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
 	for (s = 0; s < S; s++)
 		for (e = 0; e < c->E; e++)
 			sum[e] += w[(size_t)s * c->E + e];
-	if (eplb_by_nodes(c, sum, solve_many, &m, p) < 0 ||
+	if (eplb_by_nodes(c, w, S, solve_many, &m, p) < 0 ||
 	    refine(c, w, S, p) < 0)
 		goto out;
 	mine = mk_eplb_objective(c, w, S, p->phy2log, p->cnt);
@@ -733,8 +813,16 @@ mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
 		if (refine(c, w, S, &tmp) < 0)
 			goto out;
 		v = mk_eplb_objective(c, w, S, tmp.phy2log, tmp.cnt);
-		copy(c, p, v <= raw ? &tmp : &ref);
-		mine = v <= raw ? v : raw;
+		/* the raw reference only without two replicas of an expert
+		 * on a GPU that could be parted (ties of integer loads made
+		 * that the lower objective, RESULTS.md) */
+		if (raw < v && !doubled(c, &ref)) {
+			copy(c, p, &ref);
+			mine = raw;
+		} else if (v < mine) {
+			copy(c, p, &tmp);
+			mine = v;
+		}
 	}
 	r = 0;
 out:
