@@ -20,8 +20,8 @@
 #include "eplb/loads.h"
 
 enum { O_R, O_NRED, O_G, O_N, O_K, O_POLICY, O_ALGO, O_OBJ, O_WINDOW,
-	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_EVAL, O_STATS, O_REPORT,
-	O_PLOT, O_EFFORT, O_FILES, NOPT };
+	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_MOVES, O_BYTES, O_EVAL,
+	O_STATS, O_REPORT, O_PLOT, O_EFFORT, O_FILES, NOPT };
 
 static const struct mk_optspec spec[NOPT] = {
 	[O_R] = { 's', "r", "replicas", "R", "slots per layer (or the next)" },
@@ -46,6 +46,10 @@ static const struct mk_optspec spec[NOPT] = {
 	    "fewest experts" },
 	[O_GAIN] = { 's', NULL, "min-gain", "X", "keep PLAN unless the gain is "
 	    "X (0.02: 2%)" },
+	[O_MOVES] = { 's', NULL, "max-moves", "M", "change at most M (layer, "
+	    "slot) pairs of PLAN" },
+	[O_BYTES] = { 's', NULL, "expert-bytes", "B", "an expert's weights, "
+	    "bytes (--stats: bytes moved)" },
 	[O_EVAL] = { 'f', NULL, "eval", "PLAN", "score PLAN on the loads" },
 	[O_STATS] = { 'l', NULL, "stats", NULL, "statistics on stderr (CSV)" },
 	[O_REPORT] = { 'f', NULL, "report", "FILE", "the statistics to FILE" },
@@ -63,6 +67,8 @@ struct opts {
 	int		 redundant;	/* --num-redundant-experts, or -1 */
 	int		 policy, window, history, skip_zero, width_max, stats;
 	double		 min_gain;	/* -1: always the new plan */
+	int64_t		 max_moves;	/* -1: no limit */
+	double		 expert_bytes;	/* 0: not given */
 	const char	*report, *prev, *eval, *plot;
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
@@ -73,7 +79,8 @@ static const struct mk_usage usage = {
 	    "[--policy auto|hierarchical|global] [-a deepseek|waterfill|best] "
 	    "[--objective mean|worst] [--window N [--history K]] "
 	    "[--skip-zero-layers] [--log2phy-width full|max] "
-	    "[--prev PLAN [--min-gain X]] [--eval PLAN] [--stats] "
+	    "[--prev PLAN [--min-gain X] [--max-moves M]] [--expert-bytes B] "
+	    "[--eval PLAN] [--stats] "
 	    "[--report FILE] [--plot FILE.svg] [--effort N] [-f csv|npy|npz|sglang] "
 	    "[--emit LIST] "
 	    "[-o FILE] [--threads N] [-hVv] [FILE ...]",
@@ -100,6 +107,8 @@ mode_rules(const struct opts *o)
 		    "--min-gain");
 	if (o->min_gain >= 0 && !o->prev)
 		mk_usage_error("--min-gain needs --prev (the plan to keep)");
+	if (o->max_moves >= 0 && !o->prev)
+		mk_usage_error("--max-moves needs --prev (the plan moved from)");
 	if (!o->eval && (o->cfg.R > 0) == (o->redundant >= 0))
 		mk_usage_error(o->cfg.R > 0 ? "give -r R or "
 		    "--num-redundant-experts N, not both" : "-r R (slots per "
@@ -162,6 +171,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->eval = mk_arg_file(a[O_EVAL]);
 	o->min_gain = ((struct arg_str *)a[O_GAIN])->count ? mk_opt_double(
 	    mk_arg_str(a[O_GAIN]), "--min-gain") : -1;
+	o->max_moves = mk_arg_int(a[O_MOVES], 0, INT64_MAX / 2, -1,
+	    "--max-moves");
+	o->expert_bytes = ((struct arg_str *)a[O_BYTES])->count ?
+	    mk_opt_bytes(mk_arg_str(a[O_BYTES]), "--expert-bytes") : 0;
 	if (((struct arg_str *)a[O_GAIN])->count && !(o->min_gain >= 0 &&
 	    o->min_gain < 1))
 		mk_usage_error("--min-gain %s: a fraction of the objective, in "
@@ -305,6 +318,10 @@ make_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan,
 	if (o->c.verbose)
 		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
+	if (*prev != NULL && o->max_moves >= 0 && mk_eplb_limit_moves(&o->cfg,
+	    ld->w, ld->S, ld->L, *prev, o->max_moves, o->width_max, plan, &e) <
+	    0)
+		mk_fail(NULL, &e);
 	if (*prev != NULL && o->min_gain >= 0)
 		keep_prev(o, ld, *prev, plan);
 }

@@ -179,6 +179,30 @@ mk_opt_double(const char *s, const char *what)
 	return v;
 }
 
+double
+mk_opt_bytes(const char *s, const char *what)
+{
+	static const char *const sfx[] = { "", "k", "M", "G", "T", "Ki", "Mi",
+	    "Gi", "Ti" };
+	static const double mul[] = { 1, 1e3, 1e6, 1e9, 1e12, 1024.0,
+	    1048576.0, 1073741824.0, 1099511627776.0 };
+	char *end;
+	double v;
+	size_t n;
+	int i;
+
+	v = strtod(s, &end);
+	n = strlen(end);
+	if (n > 0 && end[n - 1] == 'B')	/* "44MB", "44MiB": the B is optional */
+		n--;
+	for (i = 0; end != s && isfinite(v) && v >= 0 && i < 9; i++)
+		if (strlen(sfx[i]) == n && strncmp(end, sfx[i], n) == 0)
+			return v * mul[i];
+	mk_usage_error("%s: '%s' is not a size in bytes (a number, optionally "
+	    "with k, M, G, T or Ki, Mi, Gi, Ti)", what, s);
+	return 0;
+}
+
 /* "a, b or c" of names[0..n) into buf. */
 static const char *
 or_list(char *buf, size_t size, const char *const *names, int n)

@@ -169,6 +169,10 @@ int	mk_opt_choice_list(const char *list, const char *const *names, int n,
 
 /* Parse a finite decimal number; exits with status 2 on failure. */
 double	mk_opt_double(const char *s, const char *what);
+/* A size in bytes, >= 0: a number, optionally with a decimal (k, M, G,
+ * T) or binary (Ki, Mi, Gi, Ti) suffix and a B; exits with status 2 on
+ * anything else. */
+double	mk_opt_bytes(const char *s, const char *what);
 
 /*
  * Resolve a comma-separated selection against n outputs.  Each item is a

@@ -159,6 +159,23 @@ void	mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
 	    const int64_t *phy2log, int64_t *changed, int64_t *copies);
 
 /*
+ * --max-moves: plan ([L] layers, relabelled towards prev [L, R]) becomes
+ * the plan between prev and it that changes at most M (layer, slot)
+ * pairs in all, with the least summed layer objective (as
+ * mk_eplb_total_objective counts it on w[S][L][E]): each layer walks from
+ * prev towards plan a slot at a time, the change that lowers its
+ * objective most first, and the budget goes where it buys the most (an
+ * exact allocation over each layer's walk).  M 0 gives prev; the
+ * objective never rises as M grows.  A layer taken whole keeps plan's
+ * replica ranks, others get ranks in ascending slot order.  Intermediate
+ * plans keep every expert a replica, but not always a hierarchical
+ * plan's groups on one node.  Returns 0, or -1 with e filled.
+ */
+int	mk_eplb_limit_moves(const struct mk_eplb_cfg *c, const double *w, int S,
+	    int L, const int64_t *prev, int64_t M, int width_max,
+	    struct mk_eplb_out *plan, struct mk_err *e);
+
+/*
  * Check a plan: every slot holds an expert in [0, E), counts match the
  * slots and are >= 1, ranks are 0..cnt-1 per expert, and hierarchical plans
  * keep each group on one node.  Returns 0 or -1 with e filled.  For tests.
