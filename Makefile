@@ -23,7 +23,7 @@ FUZZ_SECONDS ?= 60
 # demo and check build with this many jobs (make -jN all for yourself)
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 
-TOOLS = tensor-cat eplb-plan a2a-layout mdecode
+TOOLS = tensor-cat eplb-plan eplb-replay a2a-layout mdecode
 
 # Debian 12 packages: building, testing, and (separately) fuzzing.
 DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libzip-dev

@@ -196,22 +196,11 @@ job_args(const struct args *a, struct opts *o)
 static void
 fields_arg(const struct args *a, struct opts *o)
 {
-	char *f[4], *save = NULL, *tok;
-	int n = 0;
+	struct mk_err e;
 
-	snprintf(o->fieldbuf, sizeof(o->fieldbuf), "%s", a->fields->count ?
-	    a->fields->sval[0] : "layer,problem_id,token_idx,experts");
-	for (tok = strtok_r(o->fieldbuf, ",", &save); tok != NULL && n < 4;
-	    tok = strtok_r(NULL, ",", &save))
-		f[n++] = tok;
-	if (n != 4 || tok != NULL || strcmp(f[0], "-") == 0 ||
-	    strcmp(f[3], "-") == 0)
-		mk_usage_error("--fields %s: four names, STEP,SEQ,TOKEN,EXPERTS "
-		    "(SEQ and TOKEN may be -)", a->fields->sval[0]);
-	o->jsonl.step = f[0];
-	o->jsonl.seq = strcmp(f[1], "-") ? f[1] : NULL;
-	o->jsonl.token = strcmp(f[2], "-") ? f[2] : NULL;
-	o->jsonl.experts = f[3];
+	if (mk_a2a_jsonl_fields(a->fields->count ? a->fields->sval[0] : NULL,
+	    &o->jsonl, o->fieldbuf, sizeof(o->fieldbuf), &e) < 0)
+		mk_usage_error("%s", e.msg);
 }
 
 /*

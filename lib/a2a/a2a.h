@@ -162,6 +162,16 @@ int	mk_a2a_layout_steps(const struct mk_a2a_cfg *c,
 	    const struct mk_a2a_step *s, struct mk_a2a_group *g, int n,
 	    const char *const *where, struct mk_err *e);
 
+/*
+ * Dispatches of step s (loaded; ids in [0, P), P/R a rank, ids outside
+ * go nowhere) counted as DeepEP's num_tokens_per_rdma_rank counts them,
+ * for nodes of `per` consecutive ranks: a token once per destination
+ * node.  out[0]: those to a node not the token's own (its rank's), out[1]
+ * all.  With per 8 the sums of mk_a2a_layout's tokens_per_node.
+ */
+void	mk_a2a_node_dispatch(const struct mk_a2a_step *s, int P, int per,
+	    int64_t out[2]);
+
 /* Per-token outputs of one rank (DeepEP style), sized by the step. */
 struct mk_a2a_rank {
 	int		 r;

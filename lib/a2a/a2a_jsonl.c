@@ -1,5 +1,6 @@
 /* a2a_jsonl.c - JSON lines of routing records as a trace; see a2a_jsonl.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +10,7 @@
 #include "tensor/json.h"
 #include "tensor/npy.h"
 
-struct rec {
-	int64_t		 step, seq, tok;
-	size_t		 line;		/* file order breaks ties */
-	int32_t		 ids[MK_A2A_MAX_TOPK];
-	int		 k;
-};
+#define rec	mk_a2a_rec
 
 /* The next integer value (an id, a layer): 0, or -1 naming the field. */
 static int
@@ -159,25 +155,39 @@ parse(const char *text, size_t len, const char *name,
 }
 
 int
+mk_a2a_jsonl_read(struct mk_src *s, const struct mk_a2a_jsonl *o,
+    struct mk_a2a_rec **recs, size_t *n, struct mk_err *e)
+{
+	const unsigned char *text;
+	size_t len;
+
+	*recs = NULL;
+	if (mk_src_slurp(s, &text, &len, e) < 0 ||
+	    parse((const char *)text, len, mk_src_name(s), o, recs, n, e) <
+	    0) {
+		free(*recs);
+		*recs = NULL;
+		return -1;
+	}
+	qsort(*recs, *n, sizeof(**recs), by_step_seq_token);
+	return 0;
+}
+
+int
 mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
     void **npy, size_t *n, struct mk_err *e)
 {
 	const char *name = mk_src_name(s);
-	const unsigned char *text;
 	struct rec *recs = NULL;
 	int64_t shape[4], S = 0, T = 0, cnt, i0, i, t, r;
-	size_t len, nrec, hl, cells;
+	size_t nrec, hl, cells;
 	char hdr[256];
 	int32_t *ids;
 	int K = 1, k;
 
 	*npy = NULL;
-	if (mk_src_slurp(s, &text, &len, e) < 0 ||
-	    parse((const char *)text, len, name, o, &recs, &nrec, e) < 0) {
-		free(recs);
+	if (mk_a2a_jsonl_read(s, o, &recs, &nrec, e) < 0)
 		return -1;
-	}
-	qsort(recs, nrec, sizeof(*recs), by_step_seq_token);
 	/* steps, the most tokens a step has, the longest expert list */
 	for (i0 = 0; i0 < (int64_t)nrec; i0 = i) {
 		for (i = i0; i < (int64_t)nrec && recs[i].step ==
@@ -219,5 +229,28 @@ mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
 		}
 	}
 	free(recs);
+	return 0;
+}
+
+int
+mk_a2a_jsonl_fields(const char *spec, struct mk_a2a_jsonl *o, char *buf,
+    size_t size, struct mk_err *e)
+{
+	char *f[4], *save = NULL, *tok;
+	int n = 0;
+
+	snprintf(buf, size, "%s", spec != NULL ? spec :
+	    "layer,problem_id,token_idx,experts");
+	for (tok = strtok_r(buf, ",", &save); tok != NULL && n < 4;
+	    tok = strtok_r(NULL, ",", &save))
+		f[n++] = tok;
+	if (n != 4 || tok != NULL || strcmp(f[0], "-") == 0 ||
+	    strcmp(f[3], "-") == 0)
+		return mk_err_usage(e, "--fields %s: four names, STEP,SEQ,TOKEN,"
+		    "EXPERTS (SEQ and TOKEN may be -)", spec);
+	o->step = f[0];
+	o->seq = strcmp(f[1], "-") ? f[1] : NULL;
+	o->token = strcmp(f[2], "-") ? f[2] : NULL;
+	o->experts = f[3];
 	return 0;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "a2a/a2a.h"
 #include "base/errmsg.h"
 #include "tensor/src.h"
 
@@ -22,6 +23,22 @@ struct mk_a2a_jsonl {
 	int		 R;		/* ranks to deal each step's tokens to */
 };
 
+/* One record: its step, sequence and token values, its expert ids. */
+struct mk_a2a_rec {
+	int64_t		 step, seq, tok;
+	size_t		 line;		/* file order breaks ties */
+	int32_t		 ids[MK_A2A_MAX_TOPK];
+	int		 k;
+};
+
+/*
+ * Read the JSON lines of s into *recs (malloc'd, free it), *n of them,
+ * sorted by (step, seq, token, line).  Returns 0, or -1 with e filled
+ * ("FILE:LINE: ..." for a bad record).
+ */
+int	mk_a2a_jsonl_read(struct mk_src *s, const struct mk_a2a_jsonl *o,
+	    struct mk_a2a_rec **recs, size_t *n, struct mk_err *e);
+
 /*
  * Read the JSON lines of s and make the trace as NPY bytes (i32) into
  * *npy (malloc'd, free it), *n their length.  Returns 0, or -1 with e
@@ -29,5 +46,13 @@ struct mk_a2a_jsonl {
  */
 int	mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
 	    void **npy, size_t *n, struct mk_err *e);
+
+/*
+ * --fields STEP,SEQ,TOKEN,EXPERTS (NULL: the default,
+ * layer,problem_id,token_idx,experts; SEQ and TOKEN may be "-") into o,
+ * pointing into buf.  Returns 0, or -1 with a usage error in e.
+ */
+int	mk_a2a_jsonl_fields(const char *spec, struct mk_a2a_jsonl *o,
+	    char *buf, size_t size, struct mk_err *e);
 
 #endif

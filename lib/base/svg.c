@@ -92,6 +92,27 @@ mk_svg_rect(FILE *fp, double x, double y, double w, double h,
 }
 
 void
+mk_svg_circle(FILE *fp, double x, double y, double r, const char *fill,
+    const char *stroke, const char *tip, ...)
+{
+	va_list ap;
+
+	fprintf(fp, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"",
+	    x, y, r, fill);
+	if (stroke != NULL)
+		fprintf(fp, " stroke=\"%s\" stroke-width=\"1.5\"", stroke);
+	if (tip == NULL) {
+		fputs("/>\n", fp);
+		return;
+	}
+	fputs("><title>", fp);
+	va_start(ap, tip);
+	vput_escaped(fp, tip, ap);
+	va_end(ap);
+	fputs("</title></circle>\n", fp);
+}
+
+void
 mk_svg_frame(FILE *fp, double x, double y, double w, double h,
     const char *stroke, double width)
 {

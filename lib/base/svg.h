@@ -29,6 +29,11 @@ void	mk_svg_rect(FILE *fp, double x, double y, double w, double h,
 	    const char *fill, const char *tip, ...) __attribute__((format(
 	    printf, 7, 8)));
 
+/* A circle (a point of a scatter); stroke may be NULL; tip as above. */
+void	mk_svg_circle(FILE *fp, double x, double y, double r,
+	    const char *fill, const char *stroke, const char *tip, ...)
+	    __attribute__((format(printf, 7, 8)));
+
 /* An unfilled rectangle (a mark around something). */
 void	mk_svg_frame(FILE *fp, double x, double y, double w, double h,
 	    const char *stroke, double width);

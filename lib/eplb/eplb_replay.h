@@ -1,0 +1,115 @@
+/*
+ * eplb_replay.h - a per-step load log replayed through a rebalancing
+ * policy (eplb-replay): what balance a configuration keeps, over time,
+ * and what it costs in moved experts.
+ *
+ * Semantics: the placement starts trivial (slot p holds expert p mod E,
+ * SGLang's "trivial"); at step W (the window) and every I steps (the
+ * interval) after, the layers are planned with the configuration's
+ * algorithm on the last W steps (or, with history K, on the last K
+ * windows of W steps as K scenarios, as many as the log holds), the new
+ * plan relabelled to keep the most experts in place (mk_eplb_relabel),
+ * kept only if it lowers the window's objective by min_gain (optional)
+ * and limited to max_moves changed slots (optional,
+ * mk_eplb_limit_moves); it serves the next I steps.  Steps from W on are
+ * scored: a step's GPU loads spread each expert's load evenly over its
+ * replicas, as vLLM's router does.
+ */
+#ifndef MK_EPLB_REPLAY_H
+#define MK_EPLB_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/errmsg.h"
+#include "eplb/eplb.h"
+
+/* One configuration. */
+struct mk_replay_cfg {
+	struct mk_eplb_cfg c;	/* E, R, G, N, K, algo...: mk_eplb_config'd */
+	int	 policy;	/* enum mk_eplb_policy, as given (a column) */
+	int	 window;	/* W >= 1 */
+	int	 interval;	/* I >= 1 */
+	int	 history;	/* K >= 1 */
+	int64_t	 max_moves;	/* per re-plan, or -1: no limit */
+	double	 min_gain;	/* or -1: every re-plan taken */
+	double	 expert_bytes;	/* bytes an expert copy moves (0: unknown) */
+};
+
+/*
+ * The log: T steps of L layers of E experts, w[T][L][E], or where the log
+ * is not in memory as doubles, step(sctx, t, dst) fills step t's [L][E]
+ * (it is called from several threads at once).  With routing
+ * records, traffic(ctx, t, phy2log, out) counts step t's dispatches under
+ * a placement phy2log [L][R]: out[0] those that leave their token's node,
+ * out[1] all, a token counted once per destination node (DeepEP's
+ * num_tokens_per_rdma_rank); it is called from several threads at once,
+ * and returns 0 or -1 with e filled.
+ */
+struct mk_replay_log {
+	int		 T, L, E;
+	const double	*w;		/* or NULL: step() gives each step */
+	void		(*step)(const void *ctx, int t, double *dst);
+	const void	*sctx;
+	int		(*traffic)(void *ctx, int t, const struct mk_eplb_cfg *c,
+			    const int64_t *phy2log, int64_t out[2],
+			    struct mk_err *e);
+	void		*ctx;
+};
+
+/* What a configuration did over the scored steps. */
+struct mk_replay_res {
+	double	 balancedness;	/* sum of mean GPU loads / sum of maxima */
+	double	 p5;		/* 5th percentile of the steps' balancedness */
+	double	 par;		/* sum of maxima / sum of means */
+	int64_t	 rebalances;	/* re-plans that moved a slot */
+	int64_t	 moves;		/* (layer, slot) pairs whose expert changed */
+	int64_t	 copies;	/* experts a GPU received that it lacked */
+	double	 bytes;		/* copies x expert_bytes */
+	double	 inter_share;	/* dispatches leaving their node (NaN: no
+				 * routing) */
+	int	 scored;	/* steps scored */
+};
+
+/* Per-step series of one configuration, [T] each (allocated by the
+ * caller; steps before W hold NaN balancedness). */
+struct mk_replay_steps {
+	double	*bal, *max, *mean;	/* summed over layers */
+	int64_t	*moves;			/* moved at this step's re-plan */
+	double	*inter;			/* share leaving the node, or NaN */
+};
+
+/*
+ * Replay log under rc into res (and the series into st, if not NULL).
+ * Returns 0, or -1 with e filled.
+ */
+int	mk_eplb_replay(const struct mk_replay_cfg *rc,
+	    const struct mk_replay_log *log, struct mk_replay_res *res,
+	    struct mk_replay_steps *st, struct mk_err *e);
+
+/*
+ * n configurations rc[0..n) on `threads` threads, each as
+ * mk_eplb_replay, into res[0..n); done(ctx, k, n) after each finishes
+ * (from the thread that ran it; may be NULL).  Returns 0, or -1 with the
+ * error of the first configuration that failed.
+ */
+int	mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
+	    const struct mk_replay_log *log, int threads,
+	    void (*done)(void *ctx, int k, int n), void *ctx,
+	    struct mk_replay_res *res, struct mk_err *e);
+
+/* A configuration in words, for messages and the picture; returns buf. */
+const char *mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf,
+	    size_t size);
+
+/*
+ * --plot: an SVG of the n configurations' balancedness against their
+ * moves (and their inter-node share, where known), the Pareto fronts
+ * marked, to fp.  Returns 0, or -1 (memory) with e filled.
+ */
+int	mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
+	    const struct mk_replay_res *res, int n, const char *title,
+	    struct mk_err *e);
+
+#endif

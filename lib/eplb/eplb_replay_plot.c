@@ -1,0 +1,195 @@
+/*
+ * eplb_replay_plot.c - eplb-replay --plot: every configuration's
+ * balancedness against what it moved (and against its inter-node share
+ * of dispatches, where the log has routing), the Pareto front marked;
+ * and the configuration's label (eplb_replay.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/svg.h"
+#include "eplb/eplb_replay.h"
+
+static const char *const algos[] = { "deepseek", "waterfill", "best" };
+
+const char *
+mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf, size_t size)
+{
+	snprintf(buf, size, "r %d, G %d, n %d, g %d, %s, %s, window %d, "
+	    "interval %d, history %d, max-moves %lld, min-gain %g", rc->c.R,
+	    rc->c.G, rc->c.N, rc->c.K, rc->c.hier ? "hierarchical" : "global",
+	    algos[rc->c.algo], rc->window, rc->interval, rc->history,
+	    (long long)rc->max_moves, rc->min_gain);
+	return buf;
+}
+
+/* A panel's geometry: data (x0..x1, y0..y1) into the box at (X, Y). */
+struct panel {
+	double	 X, Y, W, H;
+	double	 x0, x1, y0, y1;
+	int	 logx;		/* x is log10(1 + value) */
+};
+
+static double
+px(const struct panel *p, double v)
+{
+	if (p->logx)
+		v = log10(1 + v);
+	return p->X + (v - p->x0) / (p->x1 - p->x0) * p->W;
+}
+
+static double
+py(const struct panel *p, double v)
+{
+	return p->Y + p->H - (v - p->y0) / (p->y1 - p->y0) * p->H;
+}
+
+/* Whether point i is on the Pareto front of (x less, y more). */
+static int
+front(const double *x, const double *y, int n, int i)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (j != i && x[j] <= x[i] && y[j] >= y[i] && (x[j] < x[i] ||
+		    y[j] > y[i]))
+			return 0;
+	return 1;
+}
+
+static int
+by_x(const void *a, const void *b, void *x)
+{
+	double u = ((double *)x)[*(const int *)a], v = ((double *)x)[*(const
+	    int *)b];
+
+	return (u > v) - (u < v);
+}
+
+/* Axes, ticks and labels of p. */
+static void
+axes(FILE *fp, const struct panel *p, const char *xlabel)
+{
+	double v, step;
+	int d;
+
+	mk_svg_frame(fp, p->X, p->Y, p->W, p->H, "#888", 1);
+	step = p->y1 - p->y0 > 0.3 ? 0.1 : p->y1 - p->y0 > 0.12 ? 0.05 : 0.02;
+	for (v = ceil(p->y0 / step) * step; v <= p->y1 + 1e-9; v += step) {
+		mk_svg_line(fp, p->X, py(p, v), p->X + p->W, py(p, v), "#eee", 1);
+		mk_svg_text(fp, p->X - 6, py(p, v) + 4, "end", 11, "%.2f", v);
+	}
+	if (p->logx)
+		for (d = 0; d <= (int)p->x1; d++) {
+			v = pow(10, d);
+			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
+			    "#eee", 1);
+			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
+			    "%g", v);
+		}
+	else
+		for (v = 0; v <= p->x1 + 1e-9; v += 0.1) {
+			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
+			    "#eee", 1);
+			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
+			    "%.1f", v);
+		}
+	mk_svg_text(fp, p->X + p->W / 2, p->Y + p->H + 34, "middle", 12, "%s",
+	    xlabel);
+	mk_svg_vtext(fp, p->X - 44, p->Y + p->H / 2, 12, "balancedness "
+	    "(mean / max GPU load)");
+}
+
+/* One panel: y balancedness against x[], the front joined and ringed. */
+static int
+panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
+    const double *y, int n, struct panel *p, const char *xlabel,
+    const char *what)
+{
+	int *ord = malloc(sizeof(int) * (size_t)n), i, k, last = -1;
+	char lab[300];
+
+	if (ord == NULL)
+		return -1;
+	axes(fp, p, xlabel);
+	for (i = 0; i < n; i++)
+		ord[i] = i;
+	qsort_r(ord, (size_t)n, sizeof(int), by_x, (void *)x);
+	for (k = 0; k < n; k++) {
+		i = ord[k];
+		if (!front(x, y, n, i))
+			continue;
+		if (last >= 0) {	/* the front as a staircase */
+			mk_svg_line(fp, px(p, x[last]), py(p, y[last]),
+			    px(p, x[i]), py(p, y[last]), "#222", 1.2);
+			mk_svg_line(fp, px(p, x[i]), py(p, y[last]),
+			    px(p, x[i]), py(p, y[i]), "#222", 1.2);
+		}
+		last = i;
+	}
+	for (i = 0; i < n; i++)
+		mk_svg_circle(fp, px(p, x[i]), py(p, y[i]), 5, rc[i].c.hier ?
+		    "#1f77b4" : "#ff7f0e", front(x, y, n, i) ? "#000" : NULL,
+		    "%s: balancedness %.4f, %s %.6g%s",
+		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i],
+		    what, x[i], front(x, y, n, i) ? " (on the Pareto front)" :
+		    "");
+	free(ord);
+	return 0;
+}
+
+int
+mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
+    const struct mk_replay_res *res, int n, const char *title,
+    struct mk_err *e)
+{
+	double *x = malloc(sizeof(double) * (size_t)n * 3), *y, *s;
+	double lo = 1, hi = 0, mx = 0;
+	int i, two = n > 0 && !isnan(res[0].inter_share), rc0 = -1;
+	struct panel p = { 80, 60, 460, 320, 0, 1, 0, 1, 1 };
+
+	if (x == NULL)
+		return mk_err_data(e, "out of memory for the plot");
+	y = x + n;
+	s = y + n;
+	for (i = 0; i < n; i++) {
+		x[i] = (double)res[i].moves;
+		y[i] = res[i].balancedness;
+		s[i] = res[i].inter_share;
+		lo = y[i] < lo ? y[i] : lo;
+		hi = y[i] > hi ? y[i] : hi;
+		mx = x[i] > mx ? x[i] : mx;
+	}
+	p.y0 = floor((lo - 0.02) * 50) / 50;
+	p.y1 = fmin(1, ceil((hi + 0.02) * 50) / 50);
+	p.x1 = ceil(log10(1 + mx)) > 1 ? ceil(log10(1 + mx)) : 1;
+	mk_svg_open(fp, two ? 1180 : 620, 470, title);
+	mk_svg_text(fp, 20, 28, "start", 15, "%s", title);
+	mk_svg_text(fp, 20, 46, "start", 11, "each point a configuration "
+	    "(hover: which); blue hierarchical, orange global; ringed and "
+	    "joined: the Pareto front");
+	if (panel(fp, rc, x, y, n, &p, "(layer, slot) pairs moved over the "
+	    "replay (log scale)", "moves") < 0)
+		goto out;
+	if (two) {
+		p.X += 580;
+		p.logx = 0;
+		p.x1 = 1;
+		for (i = 0, mx = 0; i < n; i++)
+			mx = s[i] > mx ? s[i] : mx;
+		p.x1 = ceil(mx * 10 + 1e-9) / 10 < 1 ? ceil(mx * 10 + 1e-9) /
+		    10 : 1;
+		if (p.x1 <= 0)
+			p.x1 = 0.1;
+		if (panel(fp, rc, s, y, n, &p, "share of dispatches leaving "
+		    "the token's node", "inter-node share") < 0)
+			goto out;
+	}
+	mk_svg_close(fp);
+	rc0 = 0;
+out:
+	free(x);
+	return rc0 < 0 ? mk_err_data(e, "out of memory for the plot") : 0;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""A per-step expert load log [T, L, E] (int32) that drifts the way serving
+does, built from the real DeepSeek-V3 dumps' per-layer popularity.
+
+The 12 SGLang dumps (testdata/eplb-dsv3-*.json, or the directory given
+with --dumps) give, for each MoE layer, 12 measured expert popularities:
+what the same model routed under 12 workloads.  A step's popularity of
+layer l is a mixture of them, weights softmax(z), z a random walk
+(--drift per step) that now and then jumps (--switch: the chance a step
+that the workload changes), times a slow per-expert wobble exp(u), u an
+AR(1) process (--wobble, correlation 0.999 a step).  A step's counts are
+Poisson with mean tokens x top-k x popularity (--tokens, top-k 8): the
+(token, slot) assignments SGLang's recorder counts, top-k's distinctness
+within a token not modelled.
+
+  /usr/bin/python3 tests/gen/eplb_steps.py -o log.npy --steps 10000 \\
+      --tokens 4096 --seed 1
+
+Deterministic for a seed.  make check uses small logs of it.
+"""
+import argparse
+import glob
+import json
+import os
+
+import numpy as np
+
+
+def dumps(where):
+    files = sorted(glob.glob(os.path.join(where, "*.json")))
+    files = [f for f in files if "logical_count" in open(f).read(200)]
+    if not files:
+        raise SystemExit("no SGLang dumps (logical_count JSON) in " + where)
+    rows = []
+    for f in files:
+        c = np.asarray(json.load(open(f))["logical_count"], float)
+        c = c[c.sum(1) > 0]                      # the MoE layers
+        rows.append(c / c.sum(1, keepdims=True))
+    return np.stack(rows)                        # [D, L, E]
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-o", required=True)
+    ap.add_argument("--dumps", default=os.path.join(here, "..", "..",
+                                                    "testdata"))
+    ap.add_argument("--steps", type=int, default=10000)
+    ap.add_argument("--layers", type=int, default=0,
+                    help="the first N MoE layers (default all 58)")
+    ap.add_argument("--tokens", type=float, default=4096)
+    ap.add_argument("--drift", type=float, default=0.05)
+    ap.add_argument("--switch", type=float, default=0.001)
+    ap.add_argument("--wobble", type=float, default=0.02)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    rng = np.random.default_rng(a.seed)
+    P = dumps(a.dumps)
+    if a.layers:
+        P = P[:, :a.layers]
+    D, L, E = P.shape
+    z = rng.normal(0, 1, D)
+    u = np.zeros((L, E))
+    rho = 0.999
+    out = np.lib.format.open_memmap(a.o, mode="w+", dtype=np.int32,
+                                    shape=(a.steps, L, E))
+    for t in range(a.steps):
+        if rng.random() < a.switch:
+            z = rng.normal(0, 2, D)
+        else:
+            z = z + rng.normal(0, a.drift, D)
+        m = np.exp(z - z.max())
+        m /= m.sum()
+        u = rho * u + a.wobble * rng.normal(0, 1, (L, E))
+        p = np.einsum("d,dle->le", m, P) * np.exp(u)
+        p /= p.sum(1, keepdims=True)
+        out[t] = rng.poisson(a.tokens * 8 * p)
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()
