@@ -332,7 +332,8 @@ configs(const struct opts *o, int E, struct mk_replay_cfg *rc)
 		x->max_moves = o->mov[i[9]];
 		x->min_gain = o->gain[i[10]];
 		x->expert_bytes = o->bytes[i[11]];
-		if (mk_eplb_config(&x->c, x->policy, &e) < 0)
+		if (mk_eplb_config(&x->c, x->policy, &e) < 0 &&
+		    (x->c.hier = x->policy != MK_EPLB_GLOBAL, 1))
 			mk_usage_error("%s (configuration %s)", e.msg,
 			    mk_eplb_replay_label(x, lab, sizeof(lab)));
 		m++;

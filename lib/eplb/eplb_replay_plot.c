@@ -81,21 +81,27 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 		mk_svg_line(fp, p->X, py(p, v), p->X + p->W, py(p, v), "#eee", 1);
 		mk_svg_text(fp, p->X - 6, py(p, v) + 4, "end", 11, "%.2f", v);
 	}
-	if (p->logx)
-		for (d = 0; d <= (int)p->x1; d++) {
-			v = pow(10, d);
+	if (p->logx)	/* 0, then the powers of ten in the range */
+		for (d = -1; d <= (int)p->x1; d++) {
+			v = d < 0 ? 0 : pow(10, d);
+			if (log10(1 + v) < p->x0 - 1e-9)
+				continue;
 			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
 			    "#eee", 1);
 			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
 			    "%g", v);
 		}
-	else
-		for (v = 0; v <= p->x1 + 1e-9; v += 0.1) {
+	else {
+		step = p->x1 - p->x0 > 0.3 ? 0.1 : p->x1 - p->x0 > 0.12 ? 0.05 :
+		    0.02;
+		for (v = ceil(p->x0 / step - 1e-9) * step; v <= p->x1 + 1e-9;
+		    v += step) {
 			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
 			    "#eee", 1);
 			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
-			    "%.1f", v);
+			    "%.2f", v);
 		}
+	}
 	mk_svg_text(fp, p->X + p->W / 2, p->Y + p->H + 34, "middle", 12, "%s",
 	    xlabel);
 	mk_svg_vtext(fp, p->X - 44, p->Y + p->H / 2, 12, "balancedness "
@@ -146,9 +152,9 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
     struct mk_err *e)
 {
 	double *x = malloc(sizeof(double) * (size_t)n * 3), *y, *s;
-	double lo = 1, hi = 0, mx = 0;
+	double lo = 1, hi = 0, mx = 0, mn = INFINITY;
 	int i, two = n > 0 && !isnan(res[0].inter_share), rc0 = -1;
-	struct panel p = { 80, 60, 460, 320, 0, 1, 0, 1, 1 };
+	struct panel p = { 80, 76, 460, 320, 0, 1, 0, 1, 1 };
 
 	if (x == NULL)
 		return mk_err_data(e, "out of memory for the plot");
@@ -161,28 +167,32 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 		lo = y[i] < lo ? y[i] : lo;
 		hi = y[i] > hi ? y[i] : hi;
 		mx = x[i] > mx ? x[i] : mx;
+		mn = x[i] < mn ? x[i] : mn;
 	}
 	p.y0 = floor((lo - 0.02) * 50) / 50;
 	p.y1 = fmin(1, ceil((hi + 0.02) * 50) / 50);
 	p.x1 = ceil(log10(1 + mx)) > 1 ? ceil(log10(1 + mx)) : 1;
-	mk_svg_open(fp, two ? 1180 : 620, 470, title);
+	p.x0 = floor(log10(1 + mn));
+	p.x0 = p.x0 >= p.x1 ? p.x1 - 1 : p.x0;
+	mk_svg_open(fp, two ? 1180 : 620, 486, title);
 	mk_svg_text(fp, 20, 28, "start", 15, "%s", title);
 	mk_svg_text(fp, 20, 46, "start", 11, "each point a configuration "
-	    "(hover: which); blue hierarchical, orange global; ringed and "
-	    "joined: the Pareto front");
+	    "(hover: which): blue hierarchical, orange global;");
+	mk_svg_text(fp, 20, 60, "start", 11, "ringed and joined: the Pareto "
+	    "front (no other point as balanced with fewer moves)");
 	if (panel(fp, rc, x, y, n, &p, "(layer, slot) pairs moved over the "
 	    "replay (log scale)", "moves") < 0)
 		goto out;
 	if (two) {
 		p.X += 580;
 		p.logx = 0;
-		p.x1 = 1;
-		for (i = 0, mx = 0; i < n; i++)
+		for (i = 0, mx = 0, mn = 1; i < n; i++) {
 			mx = s[i] > mx ? s[i] : mx;
-		p.x1 = ceil(mx * 10 + 1e-9) / 10 < 1 ? ceil(mx * 10 + 1e-9) /
-		    10 : 1;
-		if (p.x1 <= 0)
-			p.x1 = 0.1;
+			mn = s[i] < mn ? s[i] : mn;
+		}
+		/* a margin of a fiftieth beyond the points, within [0, 1] */
+		p.x0 = fmax(0, floor((mn - 0.02) * 50) / 50);
+		p.x1 = fmin(1, ceil((mx + 0.02) * 50) / 50);
 		if (panel(fp, rc, s, y, n, &p, "share of dispatches leaving "
 		    "the token's node", "inter-node share") < 0)
 			goto out;

@@ -33,6 +33,7 @@ main(void)
 	suite_kern();
 	suite_eplb();
 	suite_loads();
+	suite_replay();
 	/* the kernel first: the layout trusts its counts */
 	suite_a2a_scan();
 	suite_a2a();

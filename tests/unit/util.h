@@ -59,6 +59,7 @@ void	suite_a2a(void);
 void	suite_a2a_scan(void);
 void	suite_a2a_job(void);
 void	suite_mdec(void);
+void	suite_replay(void);
 
 /* Tests of one suite kept in a file of their own. */
 void	test_mdec_populate(void);

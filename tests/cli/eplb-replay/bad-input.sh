@@ -1,0 +1,24 @@
+# Options that do not fit, one line each, exit 2 (usage) or 1 (data);
+# nothing on stdout, nothing left behind.
+cp "$TESTDATA/eplb-replay-log.npy" log.npy
+log=log.npy
+cp "$TESTDATA/a2a-mixtral-gsm8k-head.jsonl" mixtral.jsonl
+cp "$TESTDATA/eplb-dsv3-prefill_in1024.json" dump.json
+fails 2 eplb-replay -G 32 $log
+fails 2 eplb-replay -r 288 --num-redundant-experts 32 -G 32 $log
+fails 2 eplb-replay -r 288 $log
+fails 2 eplb-replay -r 288 -G 32 --window 240 $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --interval 0 $log
+fails 2 eplb-replay -r 288,290 -G 32 --window 40 $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --min-gain 1.5 $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --max-moves -3 $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --expert-bytes 44X $log
+fails 2 eplb-replay -r 288 -G 32 --window 40,50 --steps s.csv $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 -E 256 $log
+fails 2 eplb-replay -r 16 -G 4 --window 4 mixtral.jsonl
+fails 1 eplb-replay -r 16 -G 4 --window 4 -E 4 mixtral.jsonl
+fails 1 eplb-replay -r 288 -G 32 --window 40 dump.json
+fails 1 eplb-replay -r 288 -G 32 --window 40 missing.npy
+printf '1,2\n3,4\n' > flat.csv
+fails 1 eplb-replay -r 2 -G 1 --window 1 flat.csv
+only_files dump.json flat.csv log.npy mixtral.jsonl
