@@ -395,7 +395,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 		put(w, order[i], &o->cfg, plan, buf);
 	if ((o->eval || o->stats) && mk_eplb_report(o->eval && n == 0 ? w->fp :
 	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
-	    plan, prev, o->eval != NULL, &e) < 0)
+	    plan, prev, o->eval != NULL, o->expert_bytes, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
 		plot(o, ld, pic->fp, plan, prev);

@@ -305,6 +305,7 @@ struct mk_eplb_table {
 	int		 scenario_col;	/* a leading scenario column */
 	int		 noeplb;	/* the baseline is no EPLB */
 	int		 prev;		/* the migration columns */
+	double		 expert_bytes;	/* > 0: bytes_moved too (with prev) */
 };
 
 /*
@@ -319,11 +320,13 @@ void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t);
 /*
  * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan (rows
  * labelled layer[]) on loads w[S][L][E] to fp, with a scenario column
- * when S > 1 or noeplb.  Returns 0, or -1 with e filled.
+ * when S > 1 or noeplb (and bytes_moved, with prev, when expert_bytes >
+ * 0).  Returns 0, or -1 with e filled.
  */
 int	mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
 	    int S, int L, const int *layer, const struct mk_eplb_out *plan,
-	    const int64_t *prev, int noeplb, struct mk_err *e);
+	    const int64_t *prev, int noeplb, double expert_bytes,
+	    struct mk_err *e);
 
 /* Every GPU's load in every scenario: out[S][L][G]. */
 void	mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S,

@@ -89,7 +89,8 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
 			    "#eee", 1);
 			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
-			    "%g", v);
+			    "%g%s", v >= 1e6 ? v / 1e6 : v >= 1e4 ? v / 1e3 : v,
+			    v >= 1e6 ? "M" : v >= 1e4 ? "k" : "");
 		}
 	else {
 		step = p->x1 - p->x0 > 0.3 ? 0.1 : p->x1 - p->x0 > 0.12 ? 0.05 :

@@ -154,7 +154,10 @@ stat_row(FILE *fp, const struct mk_eplb_table *t, const char *scen,
 	if (t->prev)
 		fprintf(fp, ",%lld,%lld", (long long)s->changed,
 		    (long long)s->copies);
-	fputc('\n', fp);
+	if (t->prev && t->expert_bytes > 0)
+		fprintf(fp, ",%.17g", (double)s->copies * t->expert_bytes);
+	/* last: the columns before it kept their places */
+	fprintf(fp, ",%s\n", t->c->hier ? "hierarchical" : "global");
 }
 
 /* The rows of scenario k and its total. */
@@ -195,10 +198,11 @@ mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t)
 	int k;
 
 	fprintf(fp, "%slayer,row,max_load,mean_load,balancedness,lower_bound,"
-	    "gap,%s%s\n", t->scenario_col ? "scenario," : "", t->noeplb ?
-	    "noeplb_max_load,noeplb_balancedness" :
+	    "gap,%s%s%s,policy\n", t->scenario_col ? "scenario," : "",
+	    t->noeplb ? "noeplb_max_load,noeplb_balancedness" :
 	    "other_policy,other_max_load,other_balancedness", t->prev ?
-	    ",slots_changed,experts_copied" : "");
+	    ",slots_changed,experts_copied" : "", t->prev && t->expert_bytes >
+	    0 ? ",bytes_moved" : "");
 	for (k = 0; k < t->S; k++)
 		scenario_rows(fp, t, k);
 }
@@ -220,10 +224,10 @@ mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 int
 mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
     int S, int L, const int *layer, const struct mk_eplb_out *plan,
-    const int64_t *prev, int noeplb, struct mk_err *e)
+    const int64_t *prev, int noeplb, double expert_bytes, struct mk_err *e)
 {
 	struct mk_eplb_table t = { c, S, L, layer, NULL, S > 1 || noeplb,
-	    noeplb, prev != NULL };
+	    noeplb, prev != NULL, expert_bytes };
 	struct mk_eplb_stat *st;
 
 	if ((st = calloc((size_t)S * (size_t)L, sizeof(*st))) == NULL)

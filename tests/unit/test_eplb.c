@@ -493,7 +493,7 @@ test_stats_write(void)
 	size_t len;
 	FILE *fp;
 
-	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1 };
+	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1, 0 };
 
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
 	mk_eplb_stats_write(fp, &t);
@@ -501,10 +501,20 @@ test_stats_write(void)
 	CU_ASSERT_STRING_EQUAL(buf,
 	    "layer,row,max_load,mean_load,balancedness,lower_bound,gap,"
 	    "other_policy,other_max_load,other_balancedness,slots_changed,"
-	    "experts_copied\n"
-	    "3,0,10,8,0.800000,9,1.111111,global,12,0.666667,3,2\n"
-	    "7,1,4,4,1.000000,4,1.000000,global,5,0.800000,0,0\n"
-	    "total,,14,12,0.857143,13,1.055556,global,17,0.705882,3,2\n");
+	    "experts_copied,policy\n"
+	    "3,0,10,8,0.800000,9,1.111111,global,12,0.666667,3,2,hierarchical\n"
+	    "7,1,4,4,1.000000,4,1.000000,global,5,0.800000,0,0,hierarchical\n"
+	    "total,,14,12,0.857143,13,1.055556,global,17,0.705882,3,2,"
+	    "hierarchical\n");
+	free(buf);
+	/* bytes moved, where an expert's size is known */
+	t.expert_bytes = 1e6;
+	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
+	mk_eplb_stats_write(fp, &t);
+	fclose(fp);
+	CU_ASSERT(strstr(buf, "experts_copied,bytes_moved,policy\n") != NULL);
+	CU_ASSERT(strstr(buf, ",3,2,2000000,hierarchical\n") != NULL);
+	t.expert_bytes = 0;
 	free(buf);
 	/* one layer, no other policy; then two scenarios beside no EPLB */
 	st[0].has_other = st[1].has_other = 0;
@@ -515,9 +525,9 @@ test_stats_write(void)
 	fclose(fp);
 	CU_ASSERT_STRING_EQUAL(buf,
 	    "layer,row,max_load,mean_load,balancedness,lower_bound,gap,"
-	    "other_policy,other_max_load,other_balancedness\n"
-	    "3,0,10,8,0.800000,9,1.111111,,,\n"
-	    "total,,10,8,0.800000,9,1.111111,,,\n");
+	    "other_policy,other_max_load,other_balancedness,policy\n"
+	    "3,0,10,8,0.800000,9,1.111111,,,,hierarchical\n"
+	    "total,,10,8,0.800000,9,1.111111,,,,hierarchical\n");
 	free(buf);
 	st[0].has_other = st[1].has_other = 1;
 	t.S = 2;
@@ -527,11 +537,11 @@ test_stats_write(void)
 	fclose(fp);
 	CU_ASSERT_STRING_EQUAL(buf,
 	    "scenario,layer,row,max_load,mean_load,balancedness,lower_bound,"
-	    "gap,noeplb_max_load,noeplb_balancedness\n"
-	    "0,3,0,10,8,0.800000,9,1.111111,12,0.666667\n"
-	    "0,total,,10,8,0.800000,9,1.111111,12,0.666667\n"
-	    "1,3,0,4,4,1.000000,4,1.000000,5,0.800000\n"
-	    "1,total,,4,4,1.000000,4,1.000000,5,0.800000\n");
+	    "gap,noeplb_max_load,noeplb_balancedness,policy\n"
+	    "0,3,0,10,8,0.800000,9,1.111111,12,0.666667,hierarchical\n"
+	    "0,total,,10,8,0.800000,9,1.111111,12,0.666667,hierarchical\n"
+	    "1,3,0,4,4,1.000000,4,1.000000,5,0.800000,hierarchical\n"
+	    "1,total,,4,4,1.000000,4,1.000000,5,0.800000,hierarchical\n");
 	free(buf);
 }
 
