@@ -191,68 +191,14 @@ traffic(void *ctx, int t, const struct mk_eplb_cfg *c, const int64_t *p2l,
 	    out, e);
 }
 
-/* Routing records: JSON lines whose first holds the experts field, or a
- * 4-D (trace) NPY. */
-static int
-is_routing(const unsigned char *p, size_t n, int fmt, const struct opts *o)
-{
-	const unsigned char *nl;
-	struct mk_npy_hdr h;
-	struct mk_err e;
-	char key[300];
-
-	if (fmt == MK_FMT_NPY)
-		return mk_npy_parse_prefix(p, n, &h, &e) == 1 && h.prefix_len +
-		    h.header_len <= n && mk_npy_parse_dict((const char *)p +
-		    h.prefix_len, h.header_len, &h, &e) == 0 && h.ndim == 4;
-	if (fmt != MK_FMT_JSON)
-		return 0;
-	nl = memchr(p, '\n', n);
-	snprintf(key, sizeof(key), "\"%s\"", o->fields.experts);
-	return memmem(p, nl ? (size_t)(nl - p) : n, key, strlen(key)) != NULL;
-}
-
-/* An NPY log, used where it lies (the tensor is kept in tensor). */
-static struct mk_tensor tensor;
-
+/* A step of a load log (mk_replay_log.step). */
 static void
-step(const void *ctx, int t, double *dst)
+step(const void *ld, int t, double *dst)
 {
-	mk_loads_step(&tensor, ctx, t, dst);
+	mk_loads_step(ld, t, dst);
 }
 
-static void
-in_place(const struct opts *o, struct mk_src *m, struct mk_loads *ld,
-    struct mk_replay_log *log)
-{
-	struct mk_tensor extra;
-	struct mk_src *f = NULL;
-	struct mk_err e;
-	int r;
-
-	mk_tensor_init(&tensor);
-	mk_tensor_init(&extra);
-	/* a file read again is mapped, and the log used in its mapping; a
-	 * pipe's bytes are copied into the tensor */
-	if (o->file != NULL && strcmp(o->file, "-") != 0 && (f = mk_src_open(
-	    o->file, &e)) != NULL && mk_src_format(f, &e) == MK_FMT_NPY)
-		m = f;
-	if (mk_src_next(m, &tensor, &e) < 0)
-		mk_fail(m, &e);
-	if ((r = mk_src_next(m, &extra, &e)) != 0) {
-		if (r > 0)
-			mk_err_data(&e, "%s: more than one tensor (expected one "
-			    "load log)", mk_src_name(m));
-		mk_fail(m, &e);
-	}
-	if (mk_loads_in_place(&tensor, mk_src_name(m), o->skip, ld, &e) < 0)
-		mk_fail(m, &e);
-	*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, NULL, step, ld,
-	    NULL, NULL };
-	mk_src_close(f);
-}
-
-/* The log: w[T][L][E], and the routing when it came as records. */
+/* The log, as routing records (with their traffic) or a load log. */
 static void
 read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
     struct mk_replay_log *log)
@@ -264,13 +210,12 @@ read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
 	double *w;
 	int fmt;
 
-	memset(log, 0, sizeof(*log));
 	if ((s = mk_src_open(o->file, &e)) == NULL || (fmt = mk_src_format(s,
 	    &e)) < 0 || mk_src_slurp(s, &p, &n, &e) < 0)
 		mk_fail(s, &e);
 	if ((m = mk_src_mem(p, n, mk_src_name(s), 0)) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	if (is_routing(p, n, fmt, o)) {
+	if (mk_a2a_routing_is(p, n, fmt, &o->fields)) {
 		if (o->E == 0)
 			mk_usage_error("%s: routing records: give -E, the model's "
 			    "experts", mk_src_name(s));
@@ -286,14 +231,10 @@ read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
 		if (o->E != 0 || o->tps != 1)
 			mk_usage_error("%s: a load log: -E and --tokens-per-step "
 			    "are for routing records", mk_src_name(s));
-		if (fmt == MK_FMT_NPY)	/* a file again: in place, mapped */
-			in_place(o, m, ld, log);
-		else if (mk_loads_read(m, 0, MK_LOADS_STEPS, ld, &e) < 0 ||
-		    mk_loads_finish(ld, o->skip, &e) < 0)
+		if (mk_loads_read_steps(m, o->file, o->skip, ld, &e) < 0)
 			mk_fail(m, &e);
-		else
-			*log = (struct mk_replay_log){ ld->S, ld->L, ld->E,
-			    ld->w, NULL, NULL, NULL, NULL };
+		*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, ld->w, step,
+		    ld, NULL, NULL };
 	}
 	mk_src_close(m);
 	mk_src_close(s);
@@ -361,64 +302,6 @@ tick(void *ctx, int k, int n)
 	mk_progress_set(&g->p, ++g->done, 0);
 }
 
-static void
-write_rows(FILE *fp, const struct mk_replay_cfg *rc,
-    const struct mk_replay_res *res, int n, int routing)
-{
-	static const char *const algos[] = { "deepseek", "waterfill", "best" };
-	int k;
-
-	fprintf(fp, "replicas,gpus,nodes,groups,policy,algo,window,interval,"
-	    "history,max_moves,min_gain,expert_bytes,balancedness,"
-	    "balancedness_p5,par,rebalances,moves,bytes_moved,slots_per_gpu%s\n",
-	    routing ? ",inter_node_share" : "");
-	for (k = 0; k < n; k++) {
-		fprintf(fp, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%lld,%g,%.17g,%.9f,%.9f,"
-		    "%.9f,%lld,%lld,%.17g,%d", rc[k].c.R, rc[k].c.G, rc[k].c.N,
-		    rc[k].c.K, rc[k].c.hier ? "hierarchical" : "global",
-		    algos[rc[k].c.algo], rc[k].window, rc[k].interval,
-		    rc[k].history, (long long)rc[k].max_moves, rc[k].min_gain,
-		    rc[k].expert_bytes, res[k].balancedness, res[k].p5,
-		    res[k].par, (long long)res[k].rebalances,
-		    (long long)res[k].moves, res[k].bytes, rc[k].c.R / rc[k].c.G);
-		if (routing)
-			fprintf(fp, ",%.9f", res[k].inter_share);
-		fputc('\n', fp);
-	}
-}
-
-/* --steps: one configuration's per-step series. */
-static void
-write_steps(FILE *fp, const struct mk_replay_cfg *rc,
-    const struct mk_replay_log *log)
-{
-	struct mk_replay_steps st;
-	struct mk_replay_res res;
-	struct mk_err e;
-	int t;
-
-	st.bal = malloc(sizeof(double) * (size_t)log->T * 4 + 1);
-	st.moves = malloc(sizeof(int64_t) * (size_t)log->T + 1);
-	if (st.bal == NULL || st.moves == NULL)
-		err(MK_EXIT_DATA, NULL);
-	st.max = st.bal + log->T;
-	st.mean = st.max + log->T;
-	st.inter = st.mean + log->T;
-	if (mk_eplb_replay(rc, log, &res, &st, &e) < 0)
-		mk_fail(NULL, &e);
-	fprintf(fp, "step,balancedness,max_load,mean_load,moves%s\n",
-	    log->traffic ? ",inter_node_share" : "");
-	for (t = 0; t < log->T; t++) {
-		fprintf(fp, "%d,%.9g,%.17g,%.17g,%lld", t, st.bal[t], st.max[t],
-		    st.mean[t], (long long)st.moves[t]);
-		if (log->traffic)
-			fprintf(fp, ",%.9g", st.inter[t]);
-		fputc('\n', fp);
-	}
-	free(st.bal);
-	free(st.moves);
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -459,9 +342,10 @@ main(int argc, char *argv[])
 	    &e) < 0)
 		mk_fail(NULL, &e);
 	mk_progress_end(&g.p);
-	write_rows(w->fp, rc, res, n, log.traffic != NULL);
+	mk_eplb_replay_write(w->fp, rc, res, n, log.traffic != NULL);
 	if (stp != NULL) {
-		write_steps(stp->fp, rc, &log);
+		if (mk_eplb_replay_series(stp->fp, rc, &log, &e) < 0)
+			mk_fail(NULL, &e);
 		mk_out_close(stp);
 	}
 	if (pic != NULL) {

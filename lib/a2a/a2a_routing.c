@@ -2,6 +2,7 @@
  * a2a_routing.c - routing records as a load log with its traffic; see
  * a2a_routing.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "a2a/a2a_phys.h"
 #include "a2a/a2a_routing.h"
 #include "a2a/a2a_trace.h"
+#include "tensor/npy.h"
 #include "tensor/stream.h"
 
 void
@@ -321,4 +323,24 @@ mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 	}
 	free(buf);
 	return 0;
+}
+
+int
+mk_a2a_routing_is(const unsigned char *p, size_t n, int fmt,
+    const struct mk_a2a_jsonl *o)
+{
+	const unsigned char *nl;
+	struct mk_npy_hdr h;
+	struct mk_err e;
+	char key[300];
+
+	if (fmt == MK_FMT_NPY)
+		return mk_npy_parse_prefix(p, n, &h, &e) == 1 && h.prefix_len +
+		    h.header_len <= n && mk_npy_parse_dict((const char *)p +
+		    h.prefix_len, h.header_len, &h, &e) == 0 && h.ndim == 4;
+	if (fmt != MK_FMT_JSON)
+		return 0;
+	nl = memchr(p, '\n', n);
+	snprintf(key, sizeof(key), "\"%s\"", o->experts);
+	return memmem(p, nl ? (size_t)(nl - p) : n, key, strlen(key)) != NULL;
 }

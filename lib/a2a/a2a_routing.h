@@ -12,6 +12,7 @@
 #ifndef MK_A2A_ROUTING_H
 #define MK_A2A_ROUTING_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "a2a/a2a_jsonl.h"
@@ -51,5 +52,13 @@ int	mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 	    int64_t out[2], struct mk_err *e);
 
 void	mk_a2a_routing_free(struct mk_a2a_routing *rt);
+
+/*
+ * Whether the n bytes at p, of format fmt (stream.h), are routing
+ * records: JSON lines whose first line holds o's experts field, or a 4-D
+ * NPY (a trace).  Anything else is a load log.
+ */
+int	mk_a2a_routing_is(const unsigned char *p, size_t n, int fmt,
+	    const struct mk_a2a_jsonl *o);
 
 #endif

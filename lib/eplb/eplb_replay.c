@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/threads.h"
 #include "eplb/eplb.h"
 #include "eplb/eplb_replay.h"
 
@@ -25,16 +26,16 @@ struct state {
 	double	*row;		/* [L][E] a step, where the log has no w */
 };
 
-/* Step t's loads [L][E]. */
+/* Step t's loads [L][E] (row: room for them, where the log has no w). */
 static const double *
-step_of(const struct state *s, int t)
+step_of(const struct state *s, int t, double *row)
 {
 	const struct mk_replay_log *g = s->log;
 
 	if (g->w != NULL)
 		return g->w + (size_t)t * (size_t)g->L * (size_t)g->E;
-	g->step(g->sctx, t, s->row);
-	return s->row;
+	g->step(g->sctx, t, row);
+	return row;
 }
 
 /* Counts and shares of layer l's placement. */
@@ -56,11 +57,11 @@ shares(struct state *s, int l)
 
 /* Step t's summed largest and mean GPU loads over the layers. */
 static void
-score(const struct state *s, int t, double *max, double *mean)
+score(const struct state *s, int t, double *buf, double *max, double *mean)
 {
 	const struct mk_eplb_cfg *c = &s->rc->c;
 	const int L = s->log->L, R = c->R, G = c->G, per = R / G;
-	const double *row = step_of(s, t);
+	const double *row = step_of(s, t, buf);
 	double m = 0, tot = 0, load, top;
 	int l, g, j;
 
@@ -99,7 +100,7 @@ windows(struct state *s, int t)
 
 		memset(d, 0, sizeof(double) * cells);
 		for (u = t0; u < t0 + W; u++) {
-			const double *w = step_of(s, u);
+			const double *w = step_of(s, u, s->row);
 
 			for (i = 0; i < cells; i++)
 				d[i] += w[i];
@@ -222,44 +223,117 @@ state_init(struct state *s, const struct mk_replay_cfg *rc,
 	return 0;
 }
 
-int
-mk_eplb_replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
-    struct mk_replay_res *res, struct mk_replay_steps *st, struct mk_err *e)
+/* What each step came to: its loads, moves and traffic. */
+struct steps {
+	double	*max, *mean;
+	int64_t	*moved, *tr;	/* tr: [T][2] */
+};
+
+/*
+ * The replay on `threads` threads: a re-plan by one, the steps it serves
+ * scored by all (each step's figures kept, summed in order afterwards:
+ * the same result on any number of threads).  Returns 0 or -1 with e.
+ */
+static int
+play(struct state *s, struct steps *x, struct mk_replay_res *res,
+    int threads, struct mk_err *e)
 {
-	double smax = 0, smean = 0, mx, mn;
-	int64_t tr[2], inter = 0, total = 0, moved;
+	const struct mk_replay_cfg *rc = s->rc;
+	const struct mk_replay_log *log = s->log;
+	int bad = 0;
+
+	(void)threads;		/* without OpenMP */
+#pragma omp parallel num_threads(threads) if (threads > 1)
+	{
+		double *buf = malloc(sizeof(double) * (size_t)log->L *
+		    (size_t)log->E);
+		struct mk_err ek;
+		int a, b, t;
+
+		if (buf == NULL) {
+#pragma omp atomic write
+			bad = 1;
+		}
+#pragma omp barrier
+		for (a = 0; a < log->T && !bad; a = b) {
+			b = a < rc->window ? rc->window : a + rc->interval;
+			b = b < log->T ? b : log->T;
+#pragma omp single
+			if (a >= rc->window && replan(s, a, res, &x->moved[a],
+			    &ek) < 0) {
+				bad = 1;
+				*e = ek;
+			}
+			if (bad)
+				break;
+#pragma omp for schedule(static)
+			for (t = a; t < b; t++) {
+				score(s, t, buf, &x->max[t], &x->mean[t]);
+				if (t >= rc->window && log->traffic != NULL &&
+				    log->traffic(log->ctx, t, &rc->c, s->p2l,
+				    x->tr + 2 * t, &ek) < 0) {
+#pragma omp critical
+					{
+						bad = 1;
+						*e = ek;
+					}
+				}
+			}
+		}
+		free(buf);
+	}
+	if (bad && e->msg[0] == '\0')
+		mk_err_data(e, "out of memory replaying %d layers", log->L);
+	return bad ? -1 : 0;
+}
+
+/* The replay of rc on `threads` threads (mk_eplb_replay). */
+static int
+replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
+    struct mk_replay_res *res, struct mk_replay_steps *st, int threads,
+    struct mk_err *e)
+{
+	const int T = log->T;
+	double smax = 0, smean = 0;
+	int64_t inter = 0, total = 0;
+	struct steps x;
 	struct state s;
-	int t, n = 0;
+	int t, n = 0, r = -1;
 
 	memset(res, 0, sizeof(*res));
+	e->msg[0] = '\0';
+	x.max = malloc(sizeof(double) * 2 * ((size_t)T + 1));
+	x.moved = calloc(3 * ((size_t)T + 1), sizeof(int64_t));
+	if (x.max == NULL || x.moved == NULL) {
+		free(x.max);
+		free(x.moved);
+		return mk_err_data(e, "out of memory replaying %d steps", T);
+	}
+	x.mean = x.max + T + 1;
+	x.tr = x.moved + T + 1;
 	if (state_init(&s, rc, log, e) < 0)
-		return -1;
-	for (t = 0; t < log->T; t++) {
-		moved = 0;
-		if (t >= rc->window && (t - rc->window) % rc->interval == 0 &&
-		    replan(&s, t, res, &moved, e) < 0)
-			goto fail;
-		tr[0] = tr[1] = 0;
-		if (t >= rc->window && log->traffic != NULL &&
-		    log->traffic(log->ctx, t, &rc->c, s.p2l, tr, e) < 0)
-			goto fail;
-		score(&s, t, &mx, &mn);
+		goto out;
+	if (play(&s, &x, res, threads, e) < 0)
+		goto done;
+	for (t = 0; t < T; t++) {
 		if (st != NULL) {
-			st->bal[t] = t >= rc->window && mx > 0 ? mn / mx : NAN;
-			st->max[t] = mx;
-			st->mean[t] = mn;
-			st->moves[t] = moved;
-			st->inter[t] = log->traffic != NULL && tr[1] > 0 ?
-			    (double)tr[0] / (double)tr[1] : NAN;
+			st->bal[t] = t >= rc->window && x.max[t] > 0 ?
+			    x.mean[t] / x.max[t] : NAN;
+			st->max[t] = x.max[t];
+			st->mean[t] = x.mean[t];
+			st->moves[t] = x.moved[t];
+			st->inter[t] = log->traffic != NULL && x.tr[2 * t + 1] >
+			    0 ? (double)x.tr[2 * t] / (double)x.tr[2 * t + 1] :
+			    NAN;
 		}
 		if (t < rc->window)
 			continue;
-		smax += mx;
-		smean += mn;
-		inter += tr[0];
-		total += tr[1];
-		if (mx > 0)
-			s.bal[n++] = mn / mx;
+		smax += x.max[t];
+		smean += x.mean[t];
+		inter += x.tr[2 * t];
+		total += x.tr[2 * t + 1];
+		if (x.max[t] > 0)
+			s.bal[n++] = x.mean[t] / x.max[t];
 		res->scored++;
 	}
 	res->balancedness = smax > 0 ? smean / smax : 1;
@@ -268,11 +342,25 @@ mk_eplb_replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 	res->bytes = (double)res->copies * rc->expert_bytes;
 	res->inter_share = log->traffic == NULL ? NAN : total > 0 ?
 	    (double)inter / (double)total : 0;
+	r = 0;
+done:
 	state_free(&s);
-	return 0;
-fail:
-	state_free(&s);
-	return -1;
+out:
+	free(x.max);
+	free(x.moved);
+	return r;
+}
+
+/* Milliseconds a thread takes to score a step's slot (DeepSeek-V3's 58
+ * layers x 288 slots: 0.1 ms a step on the 2-vCPU VM). */
+#define SLOT_MS	6e-6
+
+int
+mk_eplb_replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
+    struct mk_replay_res *res, struct mk_replay_steps *st, struct mk_err *e)
+{
+	return replay(rc, log, res, st, mk_threads_for((double)log->T *
+	    log->L * rc->c.R * SLOT_MS), e);
 }
 
 int
@@ -289,7 +377,9 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 	for (k = 0; k < n; k++) {
 		struct mk_err ek;
 
-		if (mk_eplb_replay(&rc[k], log, &res[k], NULL, &ek) < 0) {
+		/* several at once: each on one thread */
+		if ((T > 1 ? replay(&rc[k], log, &res[k], NULL, 1, &ek) :
+		    mk_eplb_replay(&rc[k], log, &res[k], NULL, &ek)) < 0) {
 #pragma omp critical
 			if (k < bad) {
 				bad = k;
@@ -302,4 +392,65 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 		}
 	}
 	return bad < n ? -1 : 0;
+}
+
+void
+mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
+    const struct mk_replay_res *res, int n, int routing)
+{
+	static const char *const algos[] = { "deepseek", "waterfill", "best" };
+	int k;
+
+	fprintf(fp, "replicas,gpus,nodes,groups,policy,algo,window,interval,"
+	    "history,max_moves,min_gain,expert_bytes,balancedness,"
+	    "balancedness_p5,par,rebalances,moves,bytes_moved,slots_per_gpu%s\n",
+	    routing ? ",inter_node_share" : "");
+	for (k = 0; k < n; k++) {
+		fprintf(fp, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%lld,%g,%.17g,%.9f,%.9f,"
+		    "%.9f,%lld,%lld,%.17g,%d", rc[k].c.R, rc[k].c.G, rc[k].c.N,
+		    rc[k].c.K, rc[k].c.hier ? "hierarchical" : "global",
+		    algos[rc[k].c.algo], rc[k].window, rc[k].interval,
+		    rc[k].history, (long long)rc[k].max_moves, rc[k].min_gain,
+		    rc[k].expert_bytes, res[k].balancedness, res[k].p5,
+		    res[k].par, (long long)res[k].rebalances,
+		    (long long)res[k].moves, res[k].bytes, rc[k].c.R / rc[k].c.G);
+		if (routing)
+			fprintf(fp, ",%.9f", res[k].inter_share);
+		fputc('\n', fp);
+	}
+}
+
+int
+mk_eplb_replay_series(FILE *fp, const struct mk_replay_cfg *rc,
+    const struct mk_replay_log *log, struct mk_err *e)
+{
+	struct mk_replay_steps st;
+	struct mk_replay_res res;
+	int t, r = -1;
+
+	st.bal = malloc(sizeof(double) * (size_t)log->T * 4 + 1);
+	st.moves = malloc(sizeof(int64_t) * (size_t)log->T + 1);
+	if (st.bal == NULL || st.moves == NULL) {
+		mk_err_data(e, "out of memory for %d steps' series", log->T);
+		goto out;
+	}
+	st.max = st.bal + log->T;
+	st.mean = st.max + log->T;
+	st.inter = st.mean + log->T;
+	if (mk_eplb_replay(rc, log, &res, &st, e) < 0)
+		goto out;
+	fprintf(fp, "step,balancedness,max_load,mean_load,moves%s\n",
+	    log->traffic ? ",inter_node_share" : "");
+	for (t = 0; t < log->T; t++) {
+		fprintf(fp, "%d,%.9g,%.17g,%.17g,%lld", t, st.bal[t], st.max[t],
+		    st.mean[t], (long long)st.moves[t]);
+		if (log->traffic)
+			fprintf(fp, ",%.9g", st.inter[t]);
+		fputc('\n', fp);
+	}
+	r = 0;
+out:
+	free(st.bal);
+	free(st.moves);
+	return r;
 }

@@ -99,6 +99,21 @@ int	mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 	    void (*done)(void *ctx, int k, int n), void *ctx,
 	    struct mk_replay_res *res, struct mk_err *e);
 
+/*
+ * The table eplb-replay prints: a CSV header and a row per configuration
+ * (man eplb-replay), inter_node_share with routing.  Write errors are
+ * fp's (ferror).
+ */
+void	mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
+	    const struct mk_replay_res *res, int n, int routing);
+
+/*
+ * --steps: replay one configuration and write its per-step series as
+ * CSV to fp.  Returns 0, or -1 with e filled.
+ */
+int	mk_eplb_replay_series(FILE *fp, const struct mk_replay_cfg *rc,
+	    const struct mk_replay_log *log, struct mk_err *e);
+
 /* A configuration in words, for messages and the picture; returns buf. */
 const char *mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf,
 	    size_t size);

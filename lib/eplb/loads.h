@@ -28,6 +28,7 @@
 #include "base/errmsg.h"
 
 struct mk_src;
+struct mk_tensor;
 
 #define MK_LOADS_MAX_CELLS	(1 << 26)	/* L * E, and T * L * E read */
 /* every step its own scenario (history MK_LOADS_STEPS: eplb-replay's
@@ -46,6 +47,7 @@ struct mk_loads {
 	int	 nzero;		/* all-zero layers seen */
 	int	*zero;		/* their input indices */
 	int	 skipped;	/* 1 if they were dropped from w */
+	struct mk_tensor *log;	/* a log used in place (w NULL), or NULL */
 };
 
 /*
@@ -88,18 +90,18 @@ int	mk_loads_read_all(const char *const *paths, int n, int window,
 int	mk_loads_note(const struct mk_loads *l, char *buf, size_t size);
 
 /*
- * A [T, L, E] load log t used where it lies (eplb-replay's long logs: no
- * copy in doubles): every value checked, the all-zero layers found (and
- * dropped from l->layer if skip).  Fills l but for w (NULL; l->T steps,
- * l->L kept layers).  t must outlive l's use.  Returns 0, or -1 with e.
+ * A load log of steps for eplb-replay: every step its own scenario.  An
+ * NPY log [T, L, E] is used where it lies (path read again, mapped, when
+ * s is a file's; no copy in doubles): every value checked, the all-zero
+ * layers found (and dropped if skip), l->w NULL and l->log the tensor;
+ * any other form is read by mk_loads_read into l->w.  Returns 0, or -1
+ * with e filled.
  */
-struct mk_tensor;
-int	mk_loads_in_place(const struct mk_tensor *t, const char *name,
-	    int skip, struct mk_loads *l, struct mk_err *e);
+int	mk_loads_read_steps(struct mk_src *s, const char *path, int skip,
+	    struct mk_loads *l, struct mk_err *e);
 
 /* Step st of such a log: its kept layers' loads into dst[l->L][l->E]. */
-void	mk_loads_step(const struct mk_tensor *t, const struct mk_loads *l,
-	    int st, double *dst);
+void	mk_loads_step(const struct mk_loads *l, int st, double *dst);
 
 void	mk_loads_free(struct mk_loads *l);
 

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "eplb/loads.h"
 #include "eplb/loads_impl.h"
+#include "tensor/tensor.h"
 
 void
 mk_loads_free(struct mk_loads *l)
@@ -19,6 +20,10 @@ mk_loads_free(struct mk_loads *l)
 	int i;
 
 	mk_mem_free(l->w);
+	if (l->log != NULL) {
+		mk_tensor_free(l->log);
+		free(l->log);
+	}
 	free(l->layer);
 	free(l->zero);
 	for (i = 0; l->name != NULL && i < l->S; i++)
