@@ -18,10 +18,11 @@
 #include "eplb/eplb.h"
 #include "eplb/eplb_plan.h"
 #include "eplb/loads.h"
+#include "a2a/a2a_routing.h"
 
 enum { O_R, O_NRED, O_G, O_N, O_K, O_POLICY, O_ALGO, O_OBJ, O_WINDOW,
 	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_MOVES, O_BYTES, O_EVAL,
-	O_STATS, O_REPORT, O_PLOT, O_EFFORT, O_FILES, NOPT };
+	O_ROUTING, O_STATS, O_REPORT, O_PLOT, O_EFFORT, O_FILES, NOPT };
 
 static const struct mk_optspec spec[NOPT] = {
 	[O_R] = { 's', "r", "replicas", "R", "slots per layer (or the next)" },
@@ -51,6 +52,8 @@ static const struct mk_optspec spec[NOPT] = {
 	[O_BYTES] = { 's', NULL, "expert-bytes", "B", "an expert's weights, "
 	    "bytes (--stats: bytes moved)" },
 	[O_EVAL] = { 'f', NULL, "eval", "PLAN", "score PLAN on the loads" },
+	[O_ROUTING] = { 'f', NULL, "routing", "FILE", "routing records: the "
+	    "plan's inter-node share (--stats, --eval)" },
 	[O_STATS] = { 'l', NULL, "stats", NULL, "statistics on stderr (CSV)" },
 	[O_REPORT] = { 'f', NULL, "report", "FILE", "the statistics to FILE" },
 	[O_PLOT] = { 'f', NULL, "plot", "FILE.svg", "a picture: GPU loads per "
@@ -69,7 +72,7 @@ struct opts {
 	double		 min_gain;	/* -1: always the new plan */
 	int64_t		 max_moves;	/* -1: no limit */
 	double		 expert_bytes;	/* 0: not given */
-	const char	*report, *prev, *eval, *plot;
+	const char	*report, *prev, *eval, *plot, *routing;
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
 };
@@ -80,7 +83,7 @@ static const struct mk_usage usage = {
 	    "[--objective mean|worst] [--window N [--history K]] "
 	    "[--skip-zero-layers] [--log2phy-width full|max] "
 	    "[--prev PLAN [--min-gain X] [--max-moves M]] [--expert-bytes B] "
-	    "[--eval PLAN] [--stats] "
+	    "[--eval PLAN] [--routing FILE] [--stats] "
 	    "[--report FILE] [--plot FILE.svg] [--effort N] [-f csv|npy|npz|sglang] "
 	    "[--emit LIST] "
 	    "[-o FILE] [--threads N] [-hVv] [FILE ...]",
@@ -109,6 +112,9 @@ mode_rules(const struct opts *o)
 		mk_usage_error("--min-gain needs --prev (the plan to keep)");
 	if (o->max_moves >= 0 && !o->prev)
 		mk_usage_error("--max-moves needs --prev (the plan moved from)");
+	if (o->routing && !o->eval && !o->stats)
+		mk_usage_error("--routing: its share goes in the table of --eval "
+		    "or --stats");
 	if (!o->eval && (o->cfg.R > 0) == (o->redundant >= 0))
 		mk_usage_error(o->cfg.R > 0 ? "give -r R or "
 		    "--num-redundant-experts N, not both" : "-r R (slots per "
@@ -169,6 +175,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->stats = ((struct arg_lit *)a[O_STATS])->count > 0 || o->report;
 	o->prev = mk_arg_file(a[O_PREV]);
 	o->eval = mk_arg_file(a[O_EVAL]);
+	o->routing = mk_arg_file(a[O_ROUTING]);
 	o->min_gain = ((struct arg_str *)a[O_GAIN])->count ? mk_opt_double(
 	    mk_arg_str(a[O_GAIN]), "--min-gain") : -1;
 	o->max_moves = mk_arg_int(a[O_MOVES], 0, INT64_MAX / 2, -1,
@@ -361,6 +368,58 @@ plot(const struct opts *o, const struct mk_loads *ld, FILE *fp,
 }
 
 /*
+ * --routing: each plan row's dispatches that leave their token's node,
+ * and all, [L][2] (free it), the records' layers found among the loads'.
+ */
+static int64_t *
+routing_traffic(const struct opts *o, const struct mk_loads *ld,
+    const struct mk_eplb_out *plan)
+{
+	const size_t R = (size_t)o->cfg.R;
+	struct mk_a2a_routing rt;
+	struct mk_a2a_jsonl f;
+	struct mk_src *s;
+	struct mk_err e;
+	int64_t *tr, *per, *rows, out[2];
+	char buf[256];
+	int i, r, t;
+
+	if (mk_a2a_jsonl_fields(NULL, &f, buf, sizeof(buf), &e) < 0 ||
+	    (s = mk_src_open(o->routing, &e)) == NULL ||
+	    mk_a2a_routing_read(s, &f, o->cfg.E, 1, &rt, &e) < 0)
+		mk_fail(NULL, &e);
+	tr = calloc(2 * (size_t)ld->L, sizeof(int64_t));
+	per = calloc(2 * (size_t)rt.L, sizeof(int64_t));
+	rows = malloc(sizeof(int64_t) * R * (size_t)rt.L);
+	if (tr == NULL || per == NULL || rows == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (i = 0; i < rt.L; i++) {
+		for (r = 0; r < ld->L && ld->layer[r] != rt.layer[i]; r++)
+			;
+		if (r == ld->L)
+			mk_usage_error("--routing %s: layer %d is not a layer of "
+			    "the loads", o->routing, rt.layer[i]);
+		memcpy(rows + (size_t)i * R, plan->phy2log + (size_t)r * R,
+		    sizeof(int64_t) * R);
+	}
+	for (t = 0; t < rt.T; t++)
+		if (mk_a2a_routing_traffic(&rt, t, rows, o->cfg.R, o->cfg.G,
+		    o->cfg.G / o->cfg.N, out, per, &e) < 0)
+			mk_fail(s, &e);
+	for (i = 0; i < rt.L; i++)
+		for (r = 0; r < ld->L; r++)
+			if (ld->layer[r] == rt.layer[i]) {
+				tr[2 * r] += per[2 * i];
+				tr[2 * r + 1] += per[2 * i + 1];
+			}
+	mk_a2a_routing_free(&rt);
+	mk_src_close(s);
+	free(per);
+	free(rows);
+	return tr;
+}
+
+/*
  * The outputs: --eval's table (on stdout, or beside --emit gpu_load), a
  * plan's tensors or SGLang's JSON, and the statistics asked for.  Output
  * formats: -f's, else CSV for CSV input and NPY for the rest.
@@ -372,12 +431,13 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 	static const char *const evals[] = { "gpu_load" };
 	struct mk_out *w, *rep, *pic;
 	struct mk_err e;
-	int64_t *buf = NULL;
+	int64_t *buf = NULL, *traffic;
 	int order[8], i, n;
 
 	n = o->eval ? (o->c.emit ? mk_opt_emit(o->c.emit, evals, 1, order, 8) :
 	    0) : mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
 	/* the report first: stdout opened after it is held till both are done */
+	traffic = o->routing ? routing_traffic(o, ld, plan) : NULL;
 	rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, o->eval && n == 0 ? MK_FMT_CSV :
@@ -395,7 +455,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 		put(w, order[i], &o->cfg, plan, buf);
 	if ((o->eval || o->stats) && mk_eplb_report(o->eval && n == 0 ? w->fp :
 	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
-	    plan, prev, o->eval != NULL, o->expert_bytes, &e) < 0)
+	    plan, prev, o->eval != NULL, o->expert_bytes, traffic, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
 		plot(o, ld, pic->fp, plan, prev);
@@ -405,6 +465,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 		mk_out_close(rep);
 	mk_out_close(w);
 	mk_mem_free(buf);
+	free(traffic);
 }
 
 int

@@ -188,7 +188,7 @@ traffic(void *ctx, int t, const struct mk_eplb_cfg *c, const int64_t *p2l,
     int64_t out[2], struct mk_err *e)
 {
 	return mk_a2a_routing_traffic(ctx, t, p2l, c->R, c->G, c->G / c->N,
-	    out, e);
+	    out, NULL, e);
 }
 
 /* A step of a load log (mk_replay_log.step). */

@@ -277,7 +277,7 @@ mk_a2a_routing_loads(const struct mk_a2a_routing *rt, double *w)
 int
 mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
     const int64_t *phy2log, int P, int G, int per_node, int64_t out[2],
-    struct mk_err *e)
+    int64_t *per_layer, struct mk_err *e)
 {
 	const int64_t t0 = rt->first[t], n = rt->first[t + 1] - t0;
 	const int64_t blk = (n + G - 1) / G;
@@ -320,6 +320,10 @@ mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 		mk_a2a_node_dispatch(&ph, P, per_node, got);
 		out[0] += got[0];
 		out[1] += got[1];
+		if (per_layer != NULL) {
+			per_layer[2 * l] += got[0];
+			per_layer[2 * l + 1] += got[1];
+		}
 	}
 	free(buf);
 	return 0;

@@ -44,12 +44,13 @@ void	mk_a2a_routing_loads(const struct mk_a2a_routing *rt, double *w);
  * GPUs in nodes of per_node: the step's tokens dealt over the G GPUs in
  * contiguous blocks, each (token, id) sent to a replica by vLLM's rule
  * (a2a_phys.h), counted by mk_a2a_node_dispatch, summed over layers into
- * out[0] (leaving the token's node) and out[1] (all).  Returns 0, or -1
- * with e filled (memory).
+ * out[0] (leaving the token's node) and out[1] (all), and, if per_layer
+ * is not NULL, added to per_layer[l][2].  Returns 0, or -1 with e filled
+ * (memory).
  */
 int	mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 	    const int64_t *phy2log, int P, int G, int per_node,
-	    int64_t out[2], struct mk_err *e);
+	    int64_t out[2], int64_t *per_layer, struct mk_err *e);
 
 void	mk_a2a_routing_free(struct mk_a2a_routing *rt);
 

@@ -283,6 +283,7 @@ struct mk_eplb_stat {
 	int	has_other;	/* the baseline exists */
 	double	other_max, other_balancedness;	/* the baseline's */
 	int64_t	changed, copies;	/* with prev */
+	int64_t	traffic[2];	/* with routing: mk_eplb_table.traffic's */
 };
 
 /*
@@ -306,6 +307,8 @@ struct mk_eplb_table {
 	int		 noeplb;	/* the baseline is no EPLB */
 	int		 prev;		/* the migration columns */
 	double		 expert_bytes;	/* > 0: bytes_moved too (with prev) */
+	const int64_t	*traffic;	/* [L][2] dispatches leaving their
+					 * node and all (routing), or NULL */
 };
 
 /*
@@ -321,12 +324,12 @@ void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t);
  * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan (rows
  * labelled layer[]) on loads w[S][L][E] to fp, with a scenario column
  * when S > 1 or noeplb (and bytes_moved, with prev, when expert_bytes >
- * 0).  Returns 0, or -1 with e filled.
+ * 0; and inter_node_share, when traffic [L][2] is given).  Returns 0, or -1 with e filled.
  */
 int	mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
 	    int S, int L, const int *layer, const struct mk_eplb_out *plan,
 	    const int64_t *prev, int noeplb, double expert_bytes,
-	    struct mk_err *e);
+	    const int64_t *traffic, struct mk_err *e);
 
 /* Every GPU's load in every scenario: out[S][L][G]. */
 void	mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S,

@@ -156,6 +156,9 @@ stat_row(FILE *fp, const struct mk_eplb_table *t, const char *scen,
 		    (long long)s->copies);
 	if (t->prev && t->expert_bytes > 0)
 		fprintf(fp, ",%.17g", (double)s->copies * t->expert_bytes);
+	if (t->traffic != NULL)
+		fprintf(fp, ",%.6f", s->traffic[1] > 0 ? (double)s->traffic[0] /
+		    (double)s->traffic[1] : 0);
 	/* last: the columns before it kept their places */
 	fprintf(fp, ",%s\n", t->c->hier ? "hierarchical" : "global");
 }
@@ -165,7 +168,7 @@ static void
 scenario_rows(FILE *fp, const struct mk_eplb_table *t, int k)
 {
 	const struct mk_eplb_stat *st = t->st + (size_t)k * t->L;
-	struct mk_eplb_stat tot;
+	struct mk_eplb_stat tot, one;
 	char scen[32], label[32], row[32];
 	int l, other = t->L > 0 && st[0].has_other;
 	double sgap = 0;
@@ -175,7 +178,12 @@ scenario_rows(FILE *fp, const struct mk_eplb_table *t, int k)
 	for (l = 0; l < t->L; l++) {
 		snprintf(label, sizeof(label), "%d", t->layer[l]);
 		snprintf(row, sizeof(row), "%d", l);
-		stat_row(fp, t, scen, label, row, &st[l], st[l].has_other);
+		one = st[l];
+		if (t->traffic != NULL) {
+			one.traffic[0] = t->traffic[2 * l];
+			one.traffic[1] = t->traffic[2 * l + 1];
+		}
+		stat_row(fp, t, scen, label, row, &one, st[l].has_other);
 		tot.max += st[l].max;
 		tot.mean += st[l].mean;
 		tot.lower_bound += st[l].lower_bound;
@@ -183,6 +191,8 @@ scenario_rows(FILE *fp, const struct mk_eplb_table *t, int k)
 		tot.other_max += st[l].other_max;
 		tot.changed += st[l].changed;
 		tot.copies += st[l].copies;
+		tot.traffic[0] += one.traffic[0];
+		tot.traffic[1] += one.traffic[1];
 	}
 	/* totals: sums, vLLM's balancedness, and the mean gap of layers */
 	tot.balancedness = tot.max > 0 ? tot.mean / tot.max : 1;
@@ -198,11 +208,11 @@ mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t)
 	int k;
 
 	fprintf(fp, "%slayer,row,max_load,mean_load,balancedness,lower_bound,"
-	    "gap,%s%s%s,policy\n", t->scenario_col ? "scenario," : "",
+	    "gap,%s%s%s%s,policy\n", t->scenario_col ? "scenario," : "",
 	    t->noeplb ? "noeplb_max_load,noeplb_balancedness" :
 	    "other_policy,other_max_load,other_balancedness", t->prev ?
 	    ",slots_changed,experts_copied" : "", t->prev && t->expert_bytes >
-	    0 ? ",bytes_moved" : "");
+	    0 ? ",bytes_moved" : "", t->traffic ? ",inter_node_share" : "");
 	for (k = 0; k < t->S; k++)
 		scenario_rows(fp, t, k);
 }
@@ -224,10 +234,11 @@ mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 int
 mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
     int S, int L, const int *layer, const struct mk_eplb_out *plan,
-    const int64_t *prev, int noeplb, double expert_bytes, struct mk_err *e)
+    const int64_t *prev, int noeplb, double expert_bytes,
+    const int64_t *traffic, struct mk_err *e)
 {
 	struct mk_eplb_table t = { c, S, L, layer, NULL, S > 1 || noeplb,
-	    noeplb, prev != NULL, expert_bytes };
+	    noeplb, prev != NULL, expert_bytes, traffic };
 	struct mk_eplb_stat *st;
 
 	if ((st = calloc((size_t)S * (size_t)L, sizeof(*st))) == NULL)

@@ -485,15 +485,15 @@ test_stats_write(void)
 {
 	struct mk_eplb_cfg c = cfg(4, 8, 2, 1, 1, MK_EPLB_BEST, MK_EPLB_AUTO);
 	struct mk_eplb_stat st[2] = {
-		{ 10, 8, 0.8, 9, 10.0 / 9, 1, 12, 8.0 / 12, 3, 2 },
-		{ 4, 4, 1, 4, 1, 1, 5, 0.8, 0, 0 },
+		{ 10, 8, 0.8, 9, 10.0 / 9, 1, 12, 8.0 / 12, 3, 2, { 0, 0 } },
+		{ 4, 4, 1, 4, 1, 1, 5, 0.8, 0, 0, { 0, 0 } },
 	};
 	const int layer[2] = { 3, 7 };
 	char *buf = NULL;
 	size_t len;
 	FILE *fp;
 
-	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1, 0 };
+	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1, 0, NULL };
 
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
 	mk_eplb_stats_write(fp, &t);
