@@ -146,35 +146,48 @@ select_tensors(const struct opts *o, const struct input *in, int *count)
 	return order;
 }
 
-/* Apply --names to the selected tensors (after any conversion). */
-static void
-apply_names(const char *list, struct mk_tensor **out, int count)
+/*
+ * The names the selected tensors are written under: their own, or --names.
+ * Kept apart from the tensors, since --emit may select one tensor twice.
+ * The returned array borrows from the tensors and from *buf.
+ */
+static const char **
+out_names(const char *list, struct mk_tensor **out, int count, char **buf)
 {
-	char *buf, *tok, *save;
-	int i = 0;
+	const char **nm;
+	char *tok, *save;
+	int i;
 
-	if ((buf = strdup(list)) == NULL)
+	if ((nm = calloc((size_t)count + 1, sizeof(*nm))) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	for (i = 0; i < count; i++)
+		nm[i] = out[i]->name;
+	*buf = NULL;
+	if (list == NULL)
+		return nm;
+	if ((*buf = strdup(list)) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	i = 0;
+	for (tok = strtok_r(*buf, ",", &save); tok != NULL;
 	    tok = strtok_r(NULL, ",", &save), i++) {
 		if (i == count)
 			mk_usage_error("--names: %s names more than the %d "
 			    "tensors written", list, count);
-		if (mk_tensor_set_name(out[i], tok) < 0)
-			err(MK_EXIT_DATA, NULL);
+		nm[i] = tok;
 	}
-	free(buf);
+	return nm;
 }
 
 static void
-print_info(struct mk_out *out, struct mk_tensor **t, int count)
+print_info(struct mk_out *out, struct mk_tensor **t, const char **nm,
+    int count)
 {
 	char sb[MK_MAXDIM * 24];
 	int i;
 
 	for (i = 0; i < count; i++)
-		fprintf(out->fp, "%d,%s,%s,\"%s\"\n", i,
-		    t[i]->name ? t[i]->name : "", mk_dtype_name(t[i]->dtype),
+		fprintf(out->fp, "%d,%s,%s,\"%s\"\n", i, nm[i] ? nm[i] : "",
+		    mk_dtype_name(t[i]->dtype),
 		    mk_shape_str(sb, sizeof(sb), t[i]->ndim, t[i]->shape));
 }
 
@@ -182,8 +195,10 @@ static int
 run(const struct opts *o)
 {
 	struct input in = { NULL, NULL, NULL, 0, 0, MK_FMT_AUTO };
-	struct mk_tensor **out, *conv;
+	struct mk_tensor **out, *conv, view;
 	struct mk_out *w;
+	const char **nm;
+	char *nmbuf;
 	struct mk_err e;
 	char what[4200];
 	int *order, count, i;
@@ -213,16 +228,20 @@ run(const struct opts *o)
 			mk_fail(NULL, &e);
 		out[i] = &conv[i];
 	}
-	if (o->names != NULL)
-		apply_names(o->names, out, count);
+	nm = out_names(o->names, out, count, &nmbuf);
 	w = mk_out_open(o->c.output, o->info ? MK_FMT_CSV :
 	    o->c.format != MK_FMT_AUTO ? o->c.format : in.fmt);
 	if (o->info)
-		print_info(w, out, count);
+		print_info(w, out, nm, count);
 	else
-		for (i = 0; i < count; i++)
-			mk_out_tensor(w, out[i], NULL);
+		for (i = 0; i < count; i++) {
+			view = *out[i];	/* borrowed: written, never freed */
+			view.name = (char *)nm[i];
+			mk_out_tensor(w, &view, NULL);
+		}
 	mk_out_close(w);
+	free(nm);
+	free(nmbuf);
 	for (i = 0; i < count; i++)
 		mk_tensor_free(&conv[i]);
 	for (i = 0; i < in.n; i++)

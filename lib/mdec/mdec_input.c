@@ -34,30 +34,112 @@ no_more(struct mk_src *s, const char *what, struct mk_err *e)
 	return r < 0 ? -1 : 0;
 }
 
-/* q, k, v[, mask] as one stream. */
+/*
+ * The names an archive's members may have, for q, k, v and the mask
+ * (ours, and what torch and vLLM users call them).  torch's attn_mask is
+ * not among them: True there means attend, here masked out.
+ */
+static const char *const names[4][5] = {
+	{ "q", "query", NULL },
+	{ "k", "key", "k_cache", "key_cache", NULL },
+	{ "v", "value", "v_cache", "value_cache", NULL },
+	{ "mask", NULL },
+};
+
+/* Which input a member named name is (0..3), or -1. */
+static int
+role(const char *name)
+{
+	int i, j;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; names[i][j] != NULL; j++)
+			if (strcmp(name, names[i][j]) == 0)
+				return i;
+	return -1;
+}
+
+/*
+ * Put named tensors got[0..n) in their places q, k, v, mask: every name
+ * must be one of names[], once.  Returns 0, or -1 with e.
+ */
+static int
+by_name(struct mk_mdec_io *io, struct mk_tensor *got, int n,
+    const char *src, struct mk_err *e)
+{
+	int i, r, have[4] = { -1, -1, -1, -1 };
+
+	for (i = 0; i < n; i++) {
+		if ((r = role(got[i].name)) < 0)
+			return mk_err_data(e, "%s: a member named \"%s\": mdecode "
+			    "takes q (or query), k (key, k_cache, key_cache), v "
+			    "(value, v_cache, value_cache) and mask (true: "
+			    "masked out; torch's attn_mask means the opposite)",
+			    src, got[i].name);
+		if (have[r] >= 0)
+			return mk_err_data(e, "%s: \"%s\" and \"%s\" are both %s",
+			    src, got[have[r]].name, got[i].name, tname[r]);
+		have[r] = i;
+	}
+	for (r = 0; r < 3; r++)
+		if (have[r] < 0)
+			return mk_err_data(e, "%s: no member for %s (named %s, "
+			    "or %s)", src, tname[r], names[r][0], names[r][1]);
+	for (r = 0; r < 4; r++) {
+		if (have[r] < 0)
+			continue;
+		io->t[r] = got[have[r]];
+		mk_tensor_init(&got[have[r]]);
+		snprintf(io->name[r], sizeof(io->name[r]), "%s: %s", src,
+		    io->t[r].name);
+	}
+	io->has_mask = have[3] >= 0;
+	return 0;
+}
+
+/*
+ * q, k, v[, mask] as one stream: by name where its tensors have names
+ * (an .npz), else in this order.
+ */
 static int
 read_stream(struct mk_mdec_io *io, const char *file, struct mk_err *e)
 {
+	struct mk_tensor got[5];
 	struct mk_src *s;
-	char what[300];
-	int r = 0, n;
+	int r = 0, n, i, named = 0;
 
+	for (i = 0; i < 5; i++)
+		mk_tensor_init(&got[i]);
 	if ((s = mk_src_open(file, e)) == NULL)
 		return -1;
-	for (n = 0; n < 4; n++) {
-		if ((r = mk_src_next(s, &io->t[n], e)) <= 0)
+	for (n = 0; n < 5; n++) {
+		if ((r = mk_src_next(s, &got[n], e)) <= 0)
 			break;
-		snprintf(io->name[n], sizeof(io->name[n]), "%s: tensor %d (%s)",
-		    mk_src_name(s), n, tname[n]);
+		named += got[n].name != NULL;
 	}
-	if (r >= 0 && n < 3)
+	if (r >= 0 && n == 5)
+		r = mk_err_data(e, "%s: a fifth tensor: mdecode reads q, k, v and "
+		    "an optional mask", mk_src_name(s));
+	else if (r >= 0 && named > 0 && named < n)
+		r = mk_err_data(e, "%s: some tensors are named and some not: "
+		    "name all (q, k, v, mask) or none (then in that order)",
+		    mk_src_name(s));
+	else if (r >= 0 && named > 0)
+		r = by_name(io, got, n, mk_src_name(s), e);
+	else if (r >= 0 && n < 3)
 		r = mk_err_data(e, "%s: %d tensor%s: mdecode reads q, k, v and "
 		    "an optional mask", mk_src_name(s), n, n == 1 ? "" : "s");
-	snprintf(what, sizeof(what), "%s: a fifth tensor: mdecode reads q, k, "
-	    "v and an optional mask", mk_src_name(s));
-	if (r >= 0 && n == 4)
-		r = no_more(s, what, e);
-	io->has_mask = n == 4;
+	else if (r >= 0) {
+		for (i = 0; i < n; i++) {
+			io->t[i] = got[i];
+			mk_tensor_init(&got[i]);
+			snprintf(io->name[i], sizeof(io->name[i]), "%s: tensor "
+			    "%d (%s)", mk_src_name(s), i, tname[i]);
+		}
+		io->has_mask = n == 4;
+	}
+	for (i = 0; i < 5; i++)
+		mk_tensor_free(&got[i]);
 	mk_src_close(s);
 	return r < 0 ? -1 : 0;
 }
