@@ -84,8 +84,8 @@ make_args(struct args *a)
 	    "whose per-token tensors --rank writes");
 	a->plan = arg_file0(NULL, "phy2log", "PLAN", "route logical ids "
 	    "through this eplb-plan phy2log");
-	a->layer = arg_str0(NULL, "layer", "L", "the layer of PLAN (default "
-	    "0)");
+	a->layer = arg_str0(NULL, "layer", "L", "the model layer of PLAN "
+	    "(default 0)");
 	a->per_step = arg_lit0(NULL, "layer-per-step", "step s of the trace "
 	    "goes through layer s of PLAN");
 	a->lws = arg_str0(NULL, "local-world-size", "L", "ranks per node, "

@@ -69,6 +69,7 @@ struct opts {
 	struct mk_eplb_cfg cfg;
 	int		 redundant;	/* --num-redundant-experts, or -1 */
 	int		 policy, window, history, skip_zero, width_max, stats;
+	int		 eval_by_index;	/* --eval's plan: planned layers only */
 	double		 min_gain;	/* -1: always the new plan */
 	int64_t		 max_moves;	/* -1: no limit */
 	double		 expert_bytes;	/* 0: not given */
@@ -168,6 +169,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->history = (int)mk_arg_int(a[O_HISTORY], 1, MK_EPLB_MAX_SCENARIOS,
 	    1, "--history");
 	o->skip_zero = ((struct arg_lit *)a[O_SKIP])->count > 0;
+	o->eval_by_index = 0;
 	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 3, 0,
 	    "--log2phy-width") == 1;
 	o->report = mk_arg_file(a[O_REPORT]);
@@ -280,6 +282,7 @@ eval_plan(struct opts *o, const struct mk_loads *ld, struct mk_eplb_out *plan)
 		    o->redundant);
 	o->cfg.R = pl.R;
 	o->redundant = -1;
+	o->eval_by_index = pl.L == ld->L && ld->L < ld->L0;
 	configure(o, ld);
 	p = plan_rows(&pl, o->eval, "--eval", &o->cfg, ld);
 	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, plan, &e) < 0)
@@ -429,6 +432,7 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
     const struct mk_eplb_out *plan, const int64_t *prev)
 {
 	static const char *const evals[] = { "gpu_load" };
+	struct mk_eplb_out all;
 	struct mk_out *w, *rep, *pic;
 	struct mk_err e;
 	int64_t *buf = NULL, *traffic;
@@ -451,11 +455,18 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 	if (!o->eval && w->fmt != MK_FMT_SGLANG && (buf = mk_mem_alloc(
 	    sizeof(int64_t) * (size_t)o->cfg.E * (size_t)plan->X)) == NULL)
 		err(MK_EXIT_DATA, NULL);
+	/* a row for every input layer: a plan's row is the model's layer */
+	if (buf != NULL && ld->L < ld->L0 && mk_eplb_out_every_layer(&o->cfg,
+	    plan, ld->layer, ld->L0, o->width_max, &all, &e) < 0)
+		mk_fail(NULL, &e);
 	for (i = 0; i < n && buf != NULL; i++)
-		put(w, order[i], &o->cfg, plan, buf);
+		put(w, order[i], &o->cfg, ld->L < ld->L0 ? &all : plan, buf);
+	if (buf != NULL && ld->L < ld->L0)
+		mk_eplb_out_free(&all);
 	if ((o->eval || o->stats) && mk_eplb_report(o->eval && n == 0 ? w->fp :
 	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
-	    plan, prev, o->eval != NULL, o->expert_bytes, traffic, &e) < 0)
+	    plan, prev, o->eval != NULL, o->expert_bytes, traffic,
+	    o->eval_by_index, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
 		plot(o, ld, pic->fp, plan, prev);

@@ -28,9 +28,13 @@ integer(struct mk_json *j, const char *field, int64_t lo, int64_t hi,
 	return 0;
 }
 
-/* One record (a line) into r.  Returns 0 or -1. */
+/*
+ * One record (a line) into r; *seen gains 4 and 8 where it has the
+ * sequence and token fields.  Returns 0 or -1.
+ */
 static int
-record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r)
+record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r,
+    int *seen)
 {
 	char key[64];
 	int64_t x;
@@ -62,10 +66,12 @@ record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r)
 			if (integer(j, o->step, 0, INT32_MAX, &r->step) < 0)
 				return -1;
 		} else if (o->seq != NULL && strcmp(key, o->seq) == 0) {
+			*seen |= 4;
 			if (integer(j, o->seq, INT64_MIN / 2, INT64_MAX / 2,
 			    &r->seq) < 0)
 				return -1;
 		} else if (o->token != NULL && strcmp(key, o->token) == 0) {
+			*seen |= 8;
 			if (integer(j, o->token, INT64_MIN / 2, INT64_MAX / 2,
 			    &r->tok) < 0)
 				return -1;
@@ -110,6 +116,15 @@ blank(const char *p, size_t n)
 	return 1;
 }
 
+static int
+absent(const char *name, const char *field, const char *what,
+    struct mk_err *e)
+{
+	return mk_err_usage(e, "--fields: no record of %s has a \"%s\" "
+	    "field (the %s field; - when the records have none)", name, field,
+	    what);
+}
+
 /* Parse every line of text into *recs (*n of them). */
 static int
 parse(const char *text, size_t len, const char *name,
@@ -119,6 +134,7 @@ parse(const char *text, size_t len, const char *name,
 	size_t cap = 0, line = 0, at = 0, end;
 	struct mk_json j;
 	struct rec *r;
+	int seen = 0;
 
 	*recs = NULL;
 	*n = 0;
@@ -145,12 +161,17 @@ parse(const char *text, size_t len, const char *name,
 		 */
 		mk_json_init(&j, text, end, name, e);
 		j.p = text + at;
-		if (record(&j, o, r) < 0)
+		if (record(&j, o, r, &seen) < 0)
 			return -1;
 		(*n)++;
 	}
 	if (*n == 0)
 		return mk_err_data(e, "%s: no routing records", name);
+	/* a field named on the command line that no record has: misspelled */
+	if (o->named && o->seq != NULL && !(seen & 4))
+		return absent(name, o->seq, "SEQ", e);
+	if (o->named && o->token != NULL && !(seen & 8))
+		return absent(name, o->token, "TOKEN", e);
 	return 0;
 }
 
@@ -252,5 +273,6 @@ mk_a2a_jsonl_fields(const char *spec, struct mk_a2a_jsonl *o, char *buf,
 	o->seq = strcmp(f[1], "-") ? f[1] : NULL;
 	o->token = strcmp(f[2], "-") ? f[2] : NULL;
 	o->experts = f[3];
+	o->named = spec != NULL;
 	return 0;
 }

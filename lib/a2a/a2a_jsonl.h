@@ -21,6 +21,7 @@
 struct mk_a2a_jsonl {
 	const char	*step, *seq, *token, *experts;
 	int		 R;		/* ranks to deal each step's tokens to */
+	int		 named;		/* by --fields: seq and token must occur */
 };
 
 /* One record: its step, sequence and token values, its expert ids. */

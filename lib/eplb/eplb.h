@@ -235,6 +235,16 @@ void	mk_eplb_sglang_write(FILE *fp, const struct mk_eplb_cfg *c,
 	    const struct mk_eplb_out *plan, const int *layer, int L0);
 
 /*
+ * The plan as a row for every input layer, as mk_eplb_sglang_write lays
+ * them out, into out (free it): plan row l is input layer layer[l], the
+ * layers not planned get the trivial map.  A plan's row then always is
+ * the model's layer.  Returns 0, or -1 with e.
+ */
+int	mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
+	    const struct mk_eplb_out *plan, const int *layer, int L0,
+	    int width_max, struct mk_eplb_out *out, struct mk_err *e);
+
+/*
  * log2phy of layer l: dst[E * X] gets the slot of replica r of expert e at
  * [e * X + r], replicas in rank order, -1 padded.  (Built a layer at a
  * time so the whole [L, E, X] tensor never needs to exist.)
@@ -309,12 +319,14 @@ struct mk_eplb_table {
 	double		 expert_bytes;	/* > 0: bytes_moved too (with prev) */
 	const int64_t	*traffic;	/* [L][2] dispatches leaving their
 					 * node and all (routing), or NULL */
+	int		 row_is_index;	/* the plan has a row per planned
+					 * layer: row l is not layer[l] */
 };
 
 /*
  * Write the statistics table as CSV to fp: a header, then for each
- * scenario a row per layer (labelled with its input index and its plan
- * row, the row a2a-layout --layer takes) and a total row (sums,
+ * scenario a row per layer (labelled with its input index and its row in
+ * the plan's file) and a total row (sums,
  * balancedness as vLLM logs it: sum of means over sum of maxima, the
  * mean gap).  Write errors are fp's to report (ferror).
  */
@@ -324,12 +336,14 @@ void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t);
  * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan (rows
  * labelled layer[]) on loads w[S][L][E] to fp, with a scenario column
  * when S > 1 or noeplb (and bytes_moved, with prev, when expert_bytes >
- * 0; and inter_node_share, when traffic [L][2] is given).  Returns 0, or -1 with e filled.
+ * 0; and inter_node_share, when traffic [L][2] is given).  The row
+ * column is layer[l], or l when row_is_index (a plan of the planned
+ * layers alone).  Returns 0, or -1 with e filled.
  */
 int	mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
 	    int S, int L, const int *layer, const struct mk_eplb_out *plan,
 	    const int64_t *prev, int noeplb, double expert_bytes,
-	    const int64_t *traffic, struct mk_err *e);
+	    const int64_t *traffic, int row_is_index, struct mk_err *e);
 
 /* Every GPU's load in every scenario: out[S][L][G]. */
 void	mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S,

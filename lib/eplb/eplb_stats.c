@@ -177,7 +177,8 @@ scenario_rows(FILE *fp, const struct mk_eplb_table *t, int k)
 	snprintf(scen, sizeof(scen), "%d", k);
 	for (l = 0; l < t->L; l++) {
 		snprintf(label, sizeof(label), "%d", t->layer[l]);
-		snprintf(row, sizeof(row), "%d", l);
+		snprintf(row, sizeof(row), "%d", t->row_is_index ? l :
+		    t->layer[l]);
 		one = st[l];
 		if (t->traffic != NULL) {
 			one.traffic[0] = t->traffic[2 * l];
@@ -235,10 +236,10 @@ int
 mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
     int S, int L, const int *layer, const struct mk_eplb_out *plan,
     const int64_t *prev, int noeplb, double expert_bytes,
-    const int64_t *traffic, struct mk_err *e)
+    const int64_t *traffic, int row_is_index, struct mk_err *e)
 {
 	struct mk_eplb_table t = { c, S, L, layer, NULL, S > 1 || noeplb,
-	    noeplb, prev != NULL, expert_bytes, traffic };
+	    noeplb, prev != NULL, expert_bytes, traffic, row_is_index };
 	struct mk_eplb_stat *st;
 
 	if ((st = calloc((size_t)S * (size_t)L, sizeof(*st))) == NULL)

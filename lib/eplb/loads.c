@@ -202,13 +202,13 @@ mk_loads_note(const struct mk_loads *l, char *buf, size_t size)
 	if (l->nzero == 0 || size == 0)
 		return 0;
 	off = (size_t)snprintf(buf, size, l->skipped ? "--skip-zero-layers: "
-	    "dropped %d all-zero layer%s (" : "%d layer%s with no load in any "
+	    "%d all-zero layer%s (" : "%d layer%s with no load in any "
 	    "input (", l->nzero, l->nzero > 1 ? "s" : "");
 	for (i = 0; i < l->nzero && off < size; i++)
 		off += (size_t)snprintf(buf + off, size - off, "%s%d", i ? " " :
 		    "", l->zero[i]);
 	if (off < size && l->skipped)
-		snprintf(buf + off, size - off, "); planning %d", l->L);
+		snprintf(buf + off, size - off, ") not planned; planning %d", l->L);
 	else if (off < size)
 		snprintf(buf + off, size - off, ") planned as well: dense "
 		    "layers? --skip-zero-layers drops them");

@@ -164,7 +164,7 @@ static void
 jsonl(const uint8_t *data, size_t size)
 {
 	struct mk_a2a_jsonl o = { "layer", "problem_id", "token_idx",
-	    "experts", 1 + (size ? data[0] % 8 : 0) };
+	    "experts", 1 + (size ? data[0] % 8 : 0), size > 1 && data[1] & 1 };
 	int64_t dims[5], *ids;
 	struct mk_src *s;
 	struct mk_err e;

@@ -493,7 +493,7 @@ test_stats_write(void)
 	size_t len;
 	FILE *fp;
 
-	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1, 0, NULL };
+	struct mk_eplb_table t = { &c, 1, 2, layer, st, 0, 0, 1, 0, NULL, 1 };
 
 	CU_ASSERT_FATAL((fp = open_memstream(&buf, &len)) != NULL);
 	mk_eplb_stats_write(fp, &t);

@@ -1,10 +1,14 @@
 # No silent traps: all-zero (dense) layers planned without
-# --skip-zero-layers get a note; --stats names each row's input layer and
-# its plan row (what a2a-layout --layer takes); --help prints K % N.
+# --skip-zero-layers get a note; a plan has a row for every layer, the
+# unplanned ones the trivial map, so a row is a layer (what a2a-layout
+# --layer takes); --eval of a plan of the planned layers alone says which
+# row is which; --help prints K % N.
 set -e
 printf '0,0,0,0\n5,1,2,9\n0,0,0,0\n3,3,8,1\n' > w.csv
 eplb-plan -r 6 -G 2 -o /dev/null w.csv
-eplb-plan -r 6 -G 2 --skip-zero-layers --stats -o /dev/null w.csv 2>&1
+eplb-plan -r 6 -G 2 --skip-zero-layers --stats -f csv --emit phy2log w.csv 2>&1
+printf '0,1,2,3,0,1\n0,1,2,3,0,3\n' > rows.csv
+eplb-plan -r 6 -G 2 --skip-zero-layers --eval rows.csv w.csv 2>/dev/null
 eplb-plan --help | grep -F 'K % N'
 # the names vLLM/SGLang users know: --num-redundant-experts N is R = E + N
 # spare slots on top of one per expert (-r is the total); --num-gpus is
