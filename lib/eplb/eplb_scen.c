@@ -751,26 +751,6 @@ copy(const struct mk_eplb_cfg *c, struct mk_eplb_plan *dst,
 	memcpy(dst->cnt, src->cnt, sizeof(int64_t) * (size_t)c->E);
 }
 
-/*
- * Whether a layer's plan holds two replicas of one expert on a GPU where
- * the expert has no more replicas than its node has GPUs (avoidable).
- */
-static int
-doubled(const struct mk_eplb_cfg *c, const struct mk_eplb_plan *p)
-{
-	const int per = c->R / c->G, gpn = c->G / (c->hier ? c->N : 1);
-	int g, i, j;
-
-	for (g = 0; g < c->G; g++)
-		for (i = 0; i < per; i++)
-			for (j = i + 1; j < per; j++)
-				if (p->phy2log[g * per + i] == p->phy2log[g *
-				    per + j] && p->cnt[p->phy2log[g * per + i]] <=
-				    gpn)
-					return 1;
-	return 0;
-}
-
 int
 mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
     struct mk_eplb_plan *p)
@@ -799,8 +779,8 @@ mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
 	mine = mk_eplb_objective(c, w, S, p->phy2log, p->cnt);
 	/*
 	 * Never above the references (for the sum) on the objective: a
-	 * better one is refined as ours was (its doubled replicas parted);
-	 * only when that ends above it is its plan taken as it is.
+	 * better one is refined as this plan was (its doubled replicas
+	 * parted); only when that ends above it is its plan taken as it is.
 	 */
 	for (which = 0; which < 2; which++) {
 		if ((which == 0 ? mk_eplb_deepseek(c, sum, &ref) :
@@ -813,10 +793,7 @@ mk_eplb_best_sc(const struct mk_eplb_cfg *c, const double *w, int S,
 		if (refine(c, w, S, &tmp) < 0)
 			goto out;
 		v = mk_eplb_objective(c, w, S, tmp.phy2log, tmp.cnt);
-		/* the raw reference only without two replicas of an expert
-		 * on a GPU that could be parted (ties of integer loads made
-		 * that the lower objective, RESULTS.md) */
-		if (raw < v && !doubled(c, &ref)) {
+		if (raw < v) {
 			copy(c, p, &ref);
 			mine = raw;
 		} else if (v < mine) {

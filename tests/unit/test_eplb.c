@@ -264,7 +264,8 @@ test_scenarios(void)
 		{ 16, 24, 8, 2, 4 }, { 64, 80, 16, 4, 8 }, { 32, 40, 8, 1, 1 },
 		{ 256, 288, 32, 4, 8 }, { 60, 96, 24, 3, 6 }, { 8, 16, 8, 1, 1 },
 	};
-	uint64_t seed = (uint64_t)time(NULL) | 1;
+	uint64_t seed = getenv("MOEKIT_TEST_SEED") ? strtoull(getenv(
+	    "MOEKIT_TEST_SEED"), NULL, 10) : (uint64_t)time(NULL) | 1;
 	struct rng r = { seed };
 	double *w = malloc(sizeof(double) * 7 * 256), sum[256], best, ref, v;
 	int64_t *buf = malloc(sizeof(int64_t) * (4 * 288 + 2 * 256));
@@ -316,7 +317,7 @@ test_scenarios(void)
 				    sizeof(int64_t) * (size_t)c.R) != 0;
 				bad |= (int)v << 3;
 				if (bad)
-					fprintf(stderr, "  seed %llu shape %zu "
+					fprintf(stderr, "  MOEKIT_TEST_SEED=%llu shape %zu "
 					    "policy %d objective %d: %d (%s)\n",
 					    (unsigned long long)seed, k, pol,
 					    obj, bad, e.msg);
