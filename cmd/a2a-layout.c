@@ -28,7 +28,7 @@ struct opts {
 	const char	*phy2log, *input, *plot;
 	struct mk_a2a_jsonl jsonl;	/* a JSON-lines trace's fields */
 	char		 fieldbuf[256];
-	int		 layer;
+	int		 layer, layer_given;
 	int		 per_step;	/* --layer-per-step */
 	int		 hidden_default;	/* --hidden left at 7168 */
 };
@@ -253,6 +253,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	fields_arg(&a, o);
 	o->input = mk_arg_file(a.file);
 	o->layer = (int)mk_arg_int(a.layer, 0, INT32_MAX, 0, "--layer");
+	o->layer_given = a.layer->count > 0;
 	if (a.layer->count && o->phy2log == NULL)
 		mk_usage_error("--layer needs --phy2log");
 	if ((o->per_step = a.per_step->count > 0) && o->phy2log == NULL)
@@ -365,11 +366,34 @@ write_all(const struct opts *o, struct mk_a2a_job *j, int infmt,
 	/* last: every output of the run is committed together */
 	if (pic != NULL)
 		mk_out_close(pic);
-	/* 7168 is DeepSeek-V3's: say so once all went well (a Mixtral
-	 * trace needs 4096) */
-	if (o->job.report && o->hidden_default)
+}
+
+/*
+ * Once all went well: one line for each thing that ran as asked but
+ * likely not as meant.  plan_rows: PLAN's layers (0: none).
+ */
+static void
+warnings(const struct opts *o, struct mk_a2a_job *j, int plan_rows)
+{
+	const struct mk_a2a_tally *t = mk_a2a_job_tally(j);
+	const struct mk_a2a_cfg *c = mk_a2a_job_cfg(j);
+
+	/* 7168 is DeepSeek-V3's; a Mixtral trace needs 4096 */
+	if ((o->job.report || o->plot != NULL) && o->hidden_default)
 		fprintf(stderr, "%s: note: --hidden not given; the sizes are "
 		    "for hidden 7168 (DeepSeek-V3)\n", mk_progname());
+	/* -E 16 on an 8-expert trace leaves half the ranks without tokens */
+	if (o->phy2log == NULL && t->steps > 0 && c->E >= 2 &&
+	    t->used <= c->E / 2)
+		fprintf(stderr, "%s: warning: the ids use experts 0..%d of -E "
+		    "%d, the ranks of the rest get no token: is -E the model's "
+		    "routed experts?\n", mk_progname(), t->used - 1, c->E);
+	if (plan_rows > 1 && !o->per_step && !o->layer_given &&
+	    t->steps == plan_rows)
+		fprintf(stderr, "%s: warning: the trace has %d steps, as many "
+		    "as %s has layers, and all went through layer 0; "
+		    "--layer-per-step routes step s through layer s\n",
+		    mk_progname(), t->steps, o->phy2log);
 }
 
 /* How the stacked outputs go to -o FILE. */
@@ -509,6 +533,7 @@ run(struct opts *o)
 			st[order[i]] = NULL;
 	}
 	write_all(o, j, infmt, w, drain != NULL, order, nsel, st, &v, &ser);
+	warnings(o, j, o->phy2log != NULL ? pl.L : 0);
 	mk_a2a_series_free(&ser);
 	if (o->c.verbose > 0 && *mk_a2a_job_describe(j, how, sizeof(how)))
 		fprintf(stderr, "%s: %s\n", mk_progname(), how);

@@ -475,6 +475,16 @@ write_all(const struct opts *o, const struct mk_loads *ld, int fmt,
 	if (rep != NULL)
 		mk_out_close(rep);
 	mk_out_close(w);
+	/* a swapped -G/-g plans another machine: name the one planned for,
+	 * once all is written */
+	if (o->stats || o->eval)
+		fprintf(stderr, "%s: %s for %d GPUs (%d node%s of %d), %d "
+		    "slots (%d a GPU), %d experts in %d group%s, %s policy\n",
+		    mk_progname(), o->eval ? "evaluated" : "planned",
+		    o->cfg.G, o->cfg.N, o->cfg.N > 1 ? "s" : "",
+		    o->cfg.G / o->cfg.N, o->cfg.R, o->cfg.R / o->cfg.G,
+		    o->cfg.E, o->cfg.K, o->cfg.K > 1 ? "s" : "",
+		    o->cfg.hier ? "hierarchical" : "global");
 	mk_mem_free(buf);
 	free(traffic);
 }

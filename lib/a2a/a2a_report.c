@@ -10,9 +10,12 @@ mk_a2a_tally_step(struct mk_a2a_tally *t, const struct mk_a2a_cfg *c,
 {
 	int r, n = c->E / c->R * c->R;
 
-	for (r = 0; r < n; r++)
+	for (r = 0; r < n; r++) {
 		if (g->ll_count[r] > t->max_expert)
 			t->max_expert = g->ll_count[r];
+		if (g->ll_count[r] > 0 && r >= t->used)
+			t->used = r + 1;
+	}
 	for (r = 0; r < c->R; r++) {
 		t->sum_recv += g->recv_tokens[r];
 		if (g->recv_tokens[r] > t->max_recv) {

@@ -43,6 +43,7 @@ struct mk_a2a_tally {
 	int64_t	 max_T;		/* tokens on a rank, at most */
 	int64_t	 max_expert;	/* tokens a local expert received (the
 				 * low-latency packed_recv_count), at most */
+	int	 used;		/* 1 + the highest expert given a token */
 };
 
 /* The bytes of one dispatched token's x: H*2 (bf16) or H (fp8). */

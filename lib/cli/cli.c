@@ -451,6 +451,17 @@ format_of_name(const char *path, int flags)
 	return MK_FMT_AUTO;
 }
 
+/* The extension of path's last component (".txt"), or NULL. */
+static const char *
+extension(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base != NULL ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return dot != NULL && dot != base && dot[1] != '\0' ? dot : NULL;
+}
+
 void
 mk_cli_parse(int argc, char **argv, void **argtable,
     const struct mk_common *c, const struct mk_usage *u, struct mk_opts *o)
@@ -504,8 +515,14 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 		o->emit = c->emit->sval[0];
 	if (c->output != NULL && c->output->count > 0)
 		o->output = c->output->filename[0];
-	if (o->format == MK_FMT_AUTO && o->output != NULL)
-		o->format = format_of_name(o->output, c->flags);
+	if (o->format == MK_FMT_AUTO && o->output != NULL &&
+	    (o->format = format_of_name(o->output, c->flags)) == MK_FMT_AUTO &&
+	    c->format != NULL && extension(o->output) != NULL)
+		mk_usage_error("-o %s: no format is named %s: give -f %s, or "
+		    "name the file .csv, .npy or .npz%s", o->output,
+		    extension(o->output), c->flags & MK_OPT_SGLANG ?
+		    "csv|npy|npz|sglang" : "csv|npy|npz", c->flags &
+		    MK_OPT_SGLANG ? " (.json: SGLang's)" : "");
 	if (c->threads != NULL && c->threads->count > 0)
 		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
 		    "--threads");

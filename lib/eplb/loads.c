@@ -211,6 +211,6 @@ mk_loads_note(const struct mk_loads *l, char *buf, size_t size)
 		snprintf(buf + off, size - off, ") not planned; planning %d", l->L);
 	else if (off < size)
 		snprintf(buf + off, size - off, ") planned as well: dense "
-		    "layers? --skip-zero-layers drops them");
+		    "layers? --skip-zero-layers leaves them unplanned");
 	return 1;
 }

@@ -644,7 +644,7 @@ int
 mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 {
 	struct mk_csvstate *c;
-	const char *l;
+	const char *l, *z;
 	size_t n, i;
 	struct meta m;
 	int r;
@@ -670,6 +670,11 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 		if (c->line == 1 && n >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0) {
 			l += 3;
 			n -= 3;
+		}
+		if ((z = memchr(l, '\0', n)) != NULL) {
+			fail(c, s, "a NUL byte at column %zu: CSV is text",
+			    (size_t)(z - l) + 1);
+			goto bad;
 		}
 		if (!c->in_record) {
 			if (blank(l, n))

@@ -3,6 +3,7 @@
  * stream.h.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "tensor/csvio.h"
 #include "tensor/npy.h"
@@ -10,6 +11,15 @@
 #include "tensor/stream.h"
 #include "tensor/npz.h"
 #include "tensor/zip.h"
+
+/* Does the file name end in ext (case-insensitively)? */
+static int
+named(const char *name, const char *ext)
+{
+	size_t n = strlen(name), k = strlen(ext);
+
+	return n > k && strcasecmp(name + n - k, ext) == 0;
+}
 
 int
 mk_src_format(struct mk_src *s, struct mk_err *e)
@@ -25,8 +35,9 @@ mk_src_format(struct mk_src *s, struct mk_err *e)
 		return s->fmt = MK_FMT_EMPTY;
 	if (s->p[s->pos] == 0x93)
 		return s->fmt = MK_FMT_NPY;
-	if (have >= MK_ZIP_MAGIC_LEN && memcmp(s->p + s->pos, MK_ZIP_MAGIC,
-	    MK_ZIP_MAGIC_LEN) == 0)
+	/* a local header, or the end record of an archive with no member */
+	if (have >= MK_ZIP_MAGIC_LEN && (memcmp(s->p + s->pos, MK_ZIP_MAGIC,
+	    MK_ZIP_MAGIC_LEN) == 0 || memcmp(s->p + s->pos, "PK\5\6", 4) == 0))
 		return s->fmt = MK_FMT_ZIP;
 	/* pickle's PROTO opcode: torch.save's format before the zip one */
 	if (have >= 2 && s->p[s->pos] == 0x80 && s->p[s->pos + 1] >= 2 &&
@@ -35,6 +46,13 @@ mk_src_format(struct mk_src *s, struct mk_err *e)
 		    "_use_new_zipfile_serialization=False)?), which is not "
 		    "read: torch.save it again in torch's zip format (the "
 		    "default since torch 1.6)", s->name);
+	if (named(s->name, ".npy") || named(s->name, ".npz") ||
+	    named(s->name, ".pt") || named(s->name, ".pth"))
+		return mk_err_data(e, "%s: not %s: the file does not start as "
+		    "one (%s)", s->name, named(s->name, ".npy") ? "NPY" :
+		    named(s->name, ".npz") ? "an .npz (a zip archive)" :
+		    "a torch.save file (a zip archive)", named(s->name, ".npy") ?
+		    "\\x93NUMPY" : "PK\\3\\4");
 	for (i = 0; ; i++) {
 		if ((size_t)have <= i) {
 			if ((have = src_fill(s, i + 1, e)) < 0)

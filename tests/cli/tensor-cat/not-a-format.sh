@@ -1,0 +1,20 @@
+# Bytes that are no format are refused, not read as an empty tensor: a
+# text file named .npy, NUL bytes, a zip end record alone; -o with an
+# extension no format has is refused unless -f names one.
+echo hello > h.npy
+fails 1 tensor-cat h.npy
+printf 'a,b\n1,2\n' > csv.npz
+fails 1 tensor-cat csv.npz
+head -c 1000 /dev/zero > z.csv
+fails 1 tensor-cat z.csv
+printf '1,2\n3,\0004\n' > nul.csv
+fails 1 tensor-cat nul.csv
+printf 'PK\005\006' > end.npz
+fails 1 tensor-cat end.npz
+printf '1,2\n' > ok.csv
+fails 2 tensor-cat -o x.txt ok.csv
+fails 2 eplb-plan -r 2 --num-gpus 1 -o plan.out.bin ok.csv
+tensor-cat -f csv -o x.txt ok.csv && cat x.txt
+tensor-cat -o noext ok.csv && cat noext
+rm -f h.npy csv.npz z.csv nul.csv end.npz ok.csv x.txt noext
+only_files
