@@ -250,9 +250,12 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(TOOLS:%=man/%.1) $(DESTDIR)$(PREFIX)/share/man/man1/
 
+# install's directories go too where nothing else is in them
 uninstall:
 	rm -f $(TOOLS:%=$(DESTDIR)$(PREFIX)/bin/%) \
 	    $(TOOLS:%=$(DESTDIR)$(PREFIX)/share/man/man1/%.1)
+	@for d in share/man/man1 share/man share bin; do \
+	  rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null || true; done
 
 clean:
 	rm -rf build

@@ -1,12 +1,15 @@
 #!/bin/sh
 # demo.sh - what `make demo` runs: real pipelines over the shipped testdata.
 # Each command is printed exactly as it is run (run CMD evaluates the text
-# it prints); $tmp is a scratch directory removed at the end.
+# it prints), in a scratch directory (removed at the end) that sees the
+# repository's testdata/: pasted in the repository, each runs as shown.
 set -eu
 bin=$(cd "${MOEKIT_BIN:-build/bin}" && pwd)
 export PATH="$bin:$PATH" LC_ALL=C
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-demo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+ln -s "$(pwd)/testdata" "$tmp/testdata"
+cd "$tmp"
 
 run() {
 	printf '\n$ %s\n' "$1"
@@ -21,29 +24,29 @@ run 'tensor-cat --dtype f16 --emit 0 testdata/tensor-cat-mixed.npy | tensor-cat 
 
 echo
 echo "== eplb-plan: place DeepSeek-V3's experts from a real SGLang load dump"
-echo "   (-r 288 slots on -G 32 GPUs in -n 4 nodes, -g 8 expert groups)"
-run 'eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers -o $tmp/plan.npy testdata/eplb-dsv3-prefill_in1024.json'
-run 'tensor-cat --info $tmp/plan.npy'
-run 'tensor-cat -f csv --emit 0 $tmp/plan.npy | head -2 | cut -c1-100'
+echo "   (-r 288 slots on 32 GPUs in 4 nodes, 8 expert groups)"
+run 'eplb-plan -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --skip-zero-layers -o plan.npy testdata/eplb-dsv3-prefill_in1024.json'
+run 'tensor-cat --info plan.npy'
+run 'tensor-cat -f csv --emit 0 plan.npy | head -2 | cut -c1-100'
 for a in deepseek waterfill best; do
-	run "eplb-plan -a $a -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --stats -o /dev/null testdata/eplb-dsv3-prefill_in1024.json 2>&1 | awk -F, '/^total/ { printf \"balancedness %s, max/bound %s\\n\", \$5, \$7 }'"
+	run "eplb-plan -a $a -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --skip-zero-layers --stats -o /dev/null testdata/eplb-dsv3-prefill_in1024.json 2>&1 | awk -F, '/^total/ { printf \"balancedness %s, max/bound %s\\n\", \$5, \$7 }'"
 done
 
 echo
 echo "== eplb-plan: a plan serves the next traffic: plan on three dumps, score on a fourth"
 past="testdata/eplb-dsv3-prefill_in512.json testdata/eplb-dsv3-prefill_in1024.json testdata/eplb-dsv3-prefill_in2048.json"
 for a in deepseek best; do
-	run "eplb-plan -a $a -r 288 -G 32 --skip-zero-layers -o \$tmp/$a.npy $past 2>/dev/null"
-	run "eplb-plan --eval \$tmp/$a.npy -G 32 --skip-zero-layers testdata/eplb-dsv3-prefill_in4096.json 2>/dev/null | awk -F, '/total/ { printf \"held-out balancedness %s (no EPLB: %s)\\n\", \$6, \$10 }'"
+	run "eplb-plan -a $a -r 288 --num-gpus 32 --skip-zero-layers -o $a.npy $past 2>/dev/null"
+	run "eplb-plan --eval $a.npy --num-gpus 32 --skip-zero-layers testdata/eplb-dsv3-prefill_in4096.json 2>/dev/null | awk -F, '/total/ { printf \"held-out balancedness %s (no EPLB: %s)\\n\", \$6, \$10 }'"
 done
 echo "   SGLang's --init-expert-location file:"
-run "eplb-plan -r 288 -G 32 --skip-zero-layers -f sglang -o \$tmp/plan.json $past 2>/dev/null"
-run 'head -c 120 $tmp/plan.json; echo " ..."'
+run "eplb-plan -r 288 --num-gpus 32 --skip-zero-layers -f sglang -o plan.json $past 2>/dev/null"
+run 'head -c 120 plan.json; echo " ..."'
 
 echo
 echo "== a2a-layout: lay a routing trace out through that plan, size DeepEP's buffers"
-run 'eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --emit phy2log testdata/eplb-dsv3-prefill_in1024.json 2>/dev/null | a2a-layout --phy2log - --layer 10 --num-sms 24 --max-tokens 128 --report -o $tmp/layout.npy testdata/a2a-dsv3-trace.npy'
-run 'tensor-cat --info $tmp/layout.npy'
+run 'eplb-plan -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --skip-zero-layers --emit phy2log testdata/eplb-dsv3-prefill_in1024.json 2>/dev/null | a2a-layout --phy2log - --layer 10 --num-sms 24 --max-tokens 128 --report -o layout.npy testdata/a2a-dsv3-trace.npy'
+run 'tensor-cat --info layout.npy'
 echo "   real Mixtral routing (8 experts), 4 ranks:"
 run 'a2a-layout -E 8 --hidden 4096 --emit num_recv_tokens -f csv testdata/a2a-mixtral-gsm8k.npy | head -6'
 
@@ -52,7 +55,7 @@ echo "== mdecode: masked decode attention on the CPU"
 echo "   (kv head 1 fully masked)"
 run 'mdecode --valid-length 7 --emit out -f csv testdata/mdecode-example.npy'
 echo "   a flat buffer and a KV cache of the same data:"
-run 'mdecode --valid-length 7 testdata/mdecode-example.npy > $tmp/cache.npy'
-run 'mdecode --kv-heads 2 --valid-length 7 testdata/mdecode-flat.npy | cmp - $tmp/cache.npy && echo "flat and KV-cache layouts: identical"'
+run 'mdecode --valid-length 7 testdata/mdecode-example.npy > cache.npy'
+run 'mdecode --kv-heads 2 --valid-length 7 testdata/mdecode-flat.npy | cmp - cache.npy && echo "flat and KV-cache layouts: identical"'
 echo "   the benchmark at 1/8 of a 128K context:"
 run 'mdecode --bench --bsz 1 --max-length 16384 --reps 3'
