@@ -140,8 +140,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	static const char *const policies[] = { "auto", "hierarchical",
 	    "global" };
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
-	/* "seed": the earlier name of full, still accepted */
-	static const char *const widths[] = { "full", "max", "seed" };
+	static const char *const widths[] = { "full", "max" };
 	static const char *const objs[] = { "mean", "worst" };
 	struct arg_file *files;
 	struct mk_common c;
@@ -170,7 +169,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    1, "--history");
 	o->skip_zero = ((struct arg_lit *)a[O_SKIP])->count > 0;
 	o->eval_by_index = 0;
-	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 3, 0,
+	o->width_max = mk_arg_choice(a[O_WIDTH], widths, 2, 0,
 	    "--log2phy-width") == 1;
 	o->report = mk_arg_file(a[O_REPORT]);
 	o->plot = mk_arg_file(a[O_PLOT]);

@@ -1,7 +1,7 @@
 /*
  * a2a.h - expert-parallel all-to-all dispatch layouts, as DeepEP (V1,
  * 567632d) and Triton-distributed's EPAll2AllLayer compute them before
- * moving a byte (shared/A2A.md).
+ * moving a byte (a2a-layout(1)).
  *
  * Terms: R ranks in the EP group, E experts (epr = E/R per rank, expert e
  * on rank e/epr), K routing slots per token, T_r tokens on rank r, C = N/2

@@ -1,5 +1,5 @@
 /*
- * a2a_outputs.h - the named outputs of a2a-layout (A2A.md "Outputs"), in
+ * a2a_outputs.h - the named outputs of a2a-layout (a2a-layout(1), "Outputs"), in
  * stream order for a style and topology, and where each one's data lives
  * in the results of a step (a group result, the per-token result of one
  * rank, or the Triton-distributed row capacity).

@@ -2,7 +2,7 @@
  * a2a_rank.c - what one rank sees per token: DeepEP's is_token_in_rank,
  * send heads, receive rows (recv_src_idx, recv_topk_idx, SourceMeta) and
  * forwarder heads; Triton-distributed's scatter indices and send
- * requests.  See a2a.h and a2a-notes §4-§5, §9.
+ * requests.  See a2a.h.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * a2a_report.h - what a2a-layout --report prints (A2A.md "Buffer
+ * a2a_report.h - what a2a-layout --report prints (a2a-layout(1), "Buffer
  * sizes"): DeepEP's size hints and the bytes its kernels assert on, for a
  * hidden size, dtype and config, beside the worst case the trace needed.
  * The tally gathers that worst case a step at a time; the report is a

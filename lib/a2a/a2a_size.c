@@ -1,6 +1,6 @@
 /*
  * a2a_size.c - DeepEP's buffer sizing: its default configs, size hints
- * and the byte counts its kernels assert on (a2a-notes §6).  All in
+ * and the byte counts its kernels assert on (DeepEP's get_*_size_hint and buffer checks).  All in
  * 64-bit arithmetic, as DeepEP's size_t.
  */
 #include "a2a/a2a.h"

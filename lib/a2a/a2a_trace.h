@@ -1,7 +1,7 @@
 /*
  * a2a_trace.h - routing traces as a2a-layout reads them.
  *
- * Forms (A2A.md): one tensor [R, T, K] (one step); a stream of R tensors
+ * Forms (a2a-layout(1)): one tensor [R, T, K] (one step); a stream of R tensors
  * [T_r, K] (one step, ranks with different token counts); one tensor
  * [S, R, T, K] (S steps, possibly none).  Ids are i32 or i64.  An NPY
  * [S, R, T, K] or [R, T, K] tensor is read a step at a time (tensor/slab.h),

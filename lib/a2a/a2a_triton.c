@@ -1,6 +1,6 @@
 /*
  * a2a_triton.c - what one rank of Triton-distributed's EPAll2AllLayer
- * holds after its preprocess (a2a-notes §9): the scatter indices and send
+ * holds after its preprocess (triton_distributed's ep_a2a layout): the scatter indices and send
  * requests of its own tokens, the same as the receiving rank stores them
  * (slot m: rank (m, l)'s, l its local rank), and intranode the mappings
  * its local dispatch and combine use for a token sent to a rank twice.

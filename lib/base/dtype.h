@@ -1,5 +1,5 @@
 /*
- * dtype.h - the element types moekit tensors carry (SPEC §2.1).
+ * dtype.h - the element types moekit tensors carry (tensor-cat(1)).
  *
  * Adding a dtype: add the enum member here, its row in the table in dtype.c
  * (names, NumPy descr, size, kind), a load/store case in tensor.c, a CSV

@@ -3,7 +3,7 @@
  *
  * Library functions never print and never exit.  They return a negative
  * value (or NULL) and fill a struct mk_err with one line of text that already
- * names the file and the place (SPEC §3): "FILE: message" for binary input,
+ * names the file and the place: "FILE: message" for binary input,
  * "FILE:LINE: message" for text input.  The command prefixes its own name and
  * prints it; the status says which exit code the command should use.
  */

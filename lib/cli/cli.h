@@ -1,5 +1,5 @@
 /*
- * cli.h - the options and start-up every tool shares (SPEC §3).  Like
+ * cli.h - the options and start-up every tool shares.  Like
  * io.c, this part of lib/ talks to the user: it prints help and errors and
  * exits with the statuses of errmsg.h.
  *

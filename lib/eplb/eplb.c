@@ -54,7 +54,7 @@ mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 		c->hier = 1;
 		break;
 	default:
-		/* the seed's and DeepSeek's rule */
+		/* DeepSeek's rule, and the waterfill reference's */
 		c->hier = c->K % c->N == 0;
 		break;
 	}

@@ -1,5 +1,5 @@
 /*
- * eplb.h - expert-parallel load balancing (SPEC §4): from per-layer
+ * eplb.h - expert-parallel load balancing: from per-layer
  * expert loads, where replicas of each expert live.
  *
  * Model: R physical slots, G GPUs of S = R/G slots (GPU g owns slots
@@ -12,9 +12,9 @@
  *   deepseek   deepseek-ai/EPLB; ties broken by (load desc, index asc) when
  *              sorting, (load asc, index asc) when choosing a pack and
  *              (load/count desc, index asc) when replicating.
- *   waterfill  the seed's round-robin waterfilling packer, Hamilton
+ *   waterfill  round-robin waterfilling packer, Hamilton
  *              replica allocation and one-swap refinement.
- *   best       ours: never worse than either on any layer, and close to
+ *   best       moekit's: never worse than either on any layer, and close to
  *              the lower bound.
  * Both references compute element-wise in float32, as torch does after
  * .float(); sums are taken in double and rounded once.  best and every
@@ -78,7 +78,7 @@ int	mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e);
 int	mk_eplb_layer(const struct mk_eplb_cfg *c, const double *w,
 	    struct mk_eplb_plan *p);
 
-/* The two references and ours, for one layer (same contract). */
+/* The two references and best, for one layer (same contract). */
 int	mk_eplb_deepseek(const struct mk_eplb_cfg *c, const double *w,
 	    struct mk_eplb_plan *p);
 int	mk_eplb_waterfill(const struct mk_eplb_cfg *c, const double *w,
@@ -131,7 +131,7 @@ double	mk_eplb_max_load(const struct mk_eplb_cfg *c, const double *w,
 double	mk_eplb_tstar(const double *w, int n, int slots);
 
 /*
- * Lower bound on the largest GPU load of any plan for c (SPEC §4):
+ * Lower bound on the largest GPU load of any plan for c:
  * max(W/G, T*) and, for hierarchical plans, the least over assignments of
  * whole groups to nodes of the largest max(node load/(G/N), T* of the
  * node's experts with R/N slots) (enumerated when there are at most a few
@@ -205,7 +205,7 @@ void	mk_eplb_scenarios(const double *w, int S, int L, int E, int l,
  * best plans for them all (mk_eplb_best_sc) and the references for their
  * normalised sum.  Then, if prev ([L, R]) is given, relabel each layer
  * towards it.
- * X is the log2phy width: R-E+1 (width_max 0, the seed's) or the largest
+ * X is the log2phy width: R-E+1 (width_max 0: room for any count) or the largest
  * count (width_max 1, DeepSeek's).  Returns 0 with out filled (free with
  * mk_eplb_out_free), or -1 with e filled.
  */
@@ -252,7 +252,7 @@ int	mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
 void	mk_eplb_log2phy(const struct mk_eplb_cfg *c,
 	    const struct mk_eplb_out *out, int l, int64_t *dst);
 
-/* A plan's outputs (SPEC §4), in order: phy2log, log2phy, logcnt. */
+/* A plan's outputs, in order: phy2log, log2phy, logcnt. */
 #define MK_EPLB_NOUT	3
 extern const char *const mk_eplb_outputs[MK_EPLB_NOUT];
 

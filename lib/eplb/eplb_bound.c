@@ -1,6 +1,6 @@
 /*
  * eplb_bound.c - replica counts, T*, GPU loads and the lower bound of a
- * layer (SPEC §4 "Model and metrics").
+ * layer (eplb-plan(1), "Statistics").
  */
 #include <stdlib.h>
 #include <string.h>

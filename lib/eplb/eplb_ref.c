@@ -1,6 +1,7 @@
 /*
- * eplb_ref.c - the two reference algorithms, deepseek-ai/EPLB and the
- * seed's waterfill, exact to them on inputs without ties.
+ * eplb_ref.c - the two reference algorithms, deepseek-ai/EPLB and
+ * round-robin waterfilling with Hamilton counts, exact to them on inputs
+ * without ties.
  *
  * Both follow the same hierarchical skeleton (the global policy is the
  * hierarchical one with one group and one node): pack groups onto nodes,
@@ -118,7 +119,7 @@ pack_deepseek(const float *w, int n, int m, int *pack, int *rank,
 	}
 }
 
-/* Packs by (load asc, index asc): the seed's stable argsort of loads. */
+/* Packs by (load asc, index asc): a stable argsort of the loads. */
 static void
 sort_packs_asc(const float *loads, int m, int *perm)
 {
@@ -136,7 +137,7 @@ sort_packs_asc(const float *loads, int m, int *perm)
 }
 
 /*
- * The seed's RRWaterfillPacker: in round r the next m heaviest items go to
+ * The round-robin waterfilling packer: in round r the next m heaviest items go to
  * the packs ordered from lightest to heaviest; then one swap between the
  * heaviest and the lightest pack if it narrows their gap by more than 1e-6.
  */
@@ -163,7 +164,7 @@ pack_waterfill(const float *w, int n, int m, int *pack, int *rank,
 			s->loads[s->perm[j]] += w[i];
 		}
 	}
-	/* Refinement, with the seed's own load recount in item order. */
+	/* Refinement, the loads recounted in item order as the packer does. */
 	for (p = 0; p < m; p++)
 		s->loads[p] = 0;
 	for (i = 0; i < n; i++)
@@ -273,7 +274,7 @@ repl_greedy(const float *w, int nlog, int nphy, int *phy, int *rank, int *cnt,
 }
 
 /*
- * The seed's HareReplicator: one replica each plus floor(extras * w/W),
+ * The Hamilton (largest remainder) replicator: one replica each plus floor(extras * w/W),
  * the rest by largest remainder; replicas listed expert by expert.
  */
 static void
@@ -348,9 +349,9 @@ list:
  * scaled first by the power of two that puts the largest in [1, 2): a
  * power of two changes no rounding, so the plan is the one their ratios
  * give, where 1e38-sized loads had made inf shares and NaN counts.  Loads
- * in float32's comfortable range are not touched: the seed's packer
- * compares sums with an absolute 1e-6, so waterfill is the seed's exactly
- * only on the loads as they are.
+ * in float32's comfortable range are not touched: the waterfill packer
+ * compares sums with an absolute 1e-6, so it reproduces its reference
+ * exactly only on the loads as they are.
  */
 #define SCALE_BEYOND	100	/* binary orders of magnitude */
 

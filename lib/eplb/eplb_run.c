@@ -105,7 +105,7 @@ plan_layers(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 	return bad ? -1 : 0;
 }
 
-/* X: R-E+1 (the seed's), or the largest count (DeepSeek's). */
+/* X: R-E+1 (room for any count), or the largest count (DeepSeek's). */
 static int
 width(const struct mk_eplb_cfg *c, const struct mk_eplb_out *o, int max)
 {

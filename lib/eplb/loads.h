@@ -1,7 +1,7 @@
 /*
  * loads.h - expert load logs, as eplb-plan reads them.
  *
- * Forms accepted (SPEC §4), all reduced to S scenarios of L x E loads
+ * Forms accepted (eplb-plan(1)), all reduced to S scenarios of L x E loads
  * (doubles):
  *   - a tensor [E] (one layer), [L, E], or a load log [T, L, E] whose last
  *     `window` steps are summed (default: all), from NPY or CSV; with

@@ -1,5 +1,5 @@
 /*
- * mdec.h - masked flash-decoding attention on CPUs (SPEC §6): one query
+ * mdec.h - masked flash-decoding attention on CPUs: one query
  * token per sequence, the semantics of torch_masked_attention in seed
  * 004.
  *
@@ -171,7 +171,7 @@ struct mk_mdec_in {
  * last three may be NULL) against each other and the options, and fill
  * p.  K and V are a cache [B, KH, M, D] or [B, M, KH, D] (in->layout, or
  * the one the shapes allow: both is an error that says so), flat buffers
- * (SPEC §6), or with a block table [B, MB] a paged cache [blocks, bs, KH,
+ * (mdecode(1)), or with a block table [B, MB] a paged cache [blocks, bs, KH,
  * D].  K, V and the mask point into the tensors (never copied); q, the
  * table and the lengths are converted into new arrays that
  * mk_mdec_forget frees.  name[] says how messages name each tensor

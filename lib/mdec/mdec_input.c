@@ -36,7 +36,7 @@ no_more(struct mk_src *s, const char *what, struct mk_err *e)
 
 /*
  * The names an archive's members may have, for q, k, v and the mask
- * (ours, and what torch and vLLM users call them).  torch's attn_mask is
+ * (moekit's, and what torch and vLLM users call them).  torch's attn_mask is
  * not among them: True there means attend, here masked out.
  */
 static const char *const names[4][5] = {

@@ -6,7 +6,7 @@
  * to compute with (RESULTS.md, Memory); MADV_POPULATE_READ maps a range
  * in one system call instead.  Populating costs time per page, so the
  * pages no attention reads stay out: the positions past each row's
- * valid length (the seed's cache is half valid) and the blocks no table
+ * valid length (a cache is often half valid) and the blocks no table
  * names.
  */
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * mdec_setup.c - what mdecode's inputs mean: q, and K and V as a cache
- * [B, KH, M, D] or [B, M, KH, D], flat buffers (SPEC §6) or a paged cache
+ * [B, KH, M, D] or [B, M, KH, D], flat buffers (mdecode(1)) or a paged cache
  * with its block table and lengths; the shape checks and their messages.
  */
 #include <math.h>
@@ -314,7 +314,7 @@ check_paged(const struct mk_tensor *const t[MK_MDEC_NIN],
 	return check_mask(t[3], name[3], p, "a paged cache", e);
 }
 
-/* Flat buffers, as the seed reads them: the first B*KH*V*D elements. */
+/* Flat buffers: the first B*KH*V*D elements, a valid length per head. */
 static int
 check_flat(const struct mk_tensor *const t[MK_MDEC_NIN],
     const char *const name[MK_MDEC_NIN],

@@ -1,5 +1,5 @@
 /*
- * csvio.h - tensors as CSV text (SPEC §2.2), parsed with libcsv.
+ * csvio.h - tensors as CSV text (tensor-cat(1), "CSV format"), parsed with libcsv.
  *
  * Dialect read:
  *   - RFC 4180, comma-separated; fields may be quoted; spaces and tabs

@@ -1,7 +1,7 @@
 #!/bin/sh
-# eplb.sh - eplb-plan against the seed's rebalance_experts (torch) on this
-# machine, in one run: whole-process times (hyperfine medians) beside the
-# seed's call (median of 11, torch already imported), and plan quality on
+# eplb.sh - eplb-plan against the waterfill reference's rebalance_experts
+# (torch, its text outside this repository) on this machine, in one run:
+# whole-process times (hyperfine medians) beside the reference's call (median of 11, torch already imported), and plan quality on
 # the twelve real DeepSeek-V3 dumps.
 #
 #   sh tests/bench/eplb.sh [SHARED_DIR]     (default ../shared)
@@ -32,7 +32,7 @@ w = np.array(json.load(open(sys.argv[1]))["logical_count"], dtype=np.int64)[3:]
 np.save(sys.argv[2], w)' "$real/prefill_in1024.json" "$tmp/dsv3.npy"
 
 echo
-echo "## speed: whole process vs the seed's call (ms, medians)"
+echo "## speed: whole process vs the reference's call (ms, medians)"
 echo "input,config,seed_ms,deepseek_ms,waterfill_ms,best_ms,seed/deepseek,seed/waterfill,seed/best"
 for input in "$tmp/dsv3.npy" "$real/prefill_in1024.json" "$real/decode_in1000out1000.json"; do
 	for cfg in "288 8 4 32" "288 1 1 32"; do

@@ -1,5 +1,5 @@
 """mdecode beside PyTorch's CPU scaled_dot_product_attention, one process
-each way, on the same inputs: the seed's shape (32 q heads, 8 kv heads,
+each way, on the same inputs: a grouped-query shape (32 q heads, 8 kv heads,
 D 128, a cache of M positions of which V are valid), f16 and bf16, batch
 sizes 1 and 8, a mask of density 0 (none) and 0.5.
 

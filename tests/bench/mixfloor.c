@@ -11,7 +11,7 @@
  *  -fopenmp)
  *
  * K and V are MIB MiB each (default 1024) of 256-byte rows (128 dims of
- * 16 bits, the seed's head size), in 2 MiB pages; THREADS threads take
+ * 16 bits, a common head size), in 2 MiB pages; THREADS threads take
  * equal runs of positions.  The least arithmetic of a position of a kv
  * head with 4 query heads: 16 row vectors widened to f32 and 64 FMAs (32
  * for the scores, 32 for the values), what --bench-kernel calls the

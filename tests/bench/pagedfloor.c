@@ -9,7 +9,7 @@
  * (cc -O2 -pthread -Ilib -o pagedfloor tests/bench/pagedfloor.c)
  *
  * K and V are MIB MiB each (default 1024), pages of 16 positions x 8 kv
- * heads x 128 f16 dims (32 KiB, vLLM's default block size at the seed's
+ * heads x 128 f16 dims (32 KiB, vLLM's default block size at that
  * shape), blocks of two pages (mdecode's 32 positions).  SHUFFLE 1
  * (default): the pages in a random order, as a serving engine's pool ends
  * up; 0: in address order.  THREADS threads take equal runs of blocks.

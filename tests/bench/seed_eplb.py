@@ -1,4 +1,5 @@
-"""Time the seed's rebalance_experts (shared/seeds/000_...) under torch.
+"""Time the waterfill reference's rebalance_experts (its text outside this
+repository) under torch.
 
 usage: seed_eplb.py SEED_TXT LOADS R K N G [REPS]
 LOADS is .npy [L, E] or an SGLang JSON dump (all-zero layers dropped, as
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gen"))
-from eplb_goldens import load_seed  # noqa: E402  (the seed's EVOLVE block)
+from eplb_goldens import load_seed  # noqa: E402  (the reference's EVOLVE block)
 
 
 def main():

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Goldens for eplb-plan from the two reference implementations.
 
-Runs deepseek-ai/EPLB's rebalance_experts and the seed's (shared/seeds/000_...)
+Runs deepseek-ai/EPLB's rebalance_experts and the waterfill reference's
+(a rebalance_experts with a round-robin waterfilling packer)
 under Debian's python3-torch on tie-free random integer loads, and writes
   testdata/eplb-<case>.npy                   the loads [L, E] (i64)
   testdata/eplb-<case>.deepseek.out.npy      phy2log, log2phy (max width), logcnt
@@ -12,8 +13,8 @@ Neither reference is part of this repository: pass their paths.
   /usr/bin/python3 tests/gen/eplb_goldens.py DEEPSEEK_EPLB_PY SEED_TXT
 
 DEEPSEEK_EPLB_PY: eplb.py of github.com/deepseek-ai/EPLB (commit 5791971);
-SEED_TXT: ../shared/seeds/000_07f5f318e5d483a5.txt (the code between its
-EVOLVE-BLOCK markers is executed).  Random seed 20261122.
+SEED_TXT: the text holding the waterfill reference (outside this repository;
+the code between its EVOLVE-BLOCK markers is executed).  Random seed 20261122.
 """
 import importlib.util
 import os

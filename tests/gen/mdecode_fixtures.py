@@ -7,7 +7,7 @@
                                 heads over 2 kv heads (GQA group 2); used
                                 with --valid-length 7, where kv head 1 has
                                 every valid position masked.
-  testdata/mdecode-flat.npy     the same problem in the seed's flat form:
+  testdata/mdecode-flat.npy     the same problem as flat buffers:
                                 q, then k, v and mask as 1-D buffers whose
                                 first B*KH*V*D (mask: B*KH*V) elements are
                                 [B, KH, V, D] with V = 7, followed by

@@ -1,12 +1,12 @@
-"""mdecode against a float64 numpy evaluation of the seed's
-torch_masked_attention (shared/seeds/004_...), written from the formula,
-not from moekit's C.  Fresh random problems each run (the seed is printed
+"""mdecode against a float64 numpy evaluation of masked decode attention
+(softmax(q k^T / sqrt(D)) v over the valid, unmasked positions), written
+from the formula, not from moekit's C.  Fresh random problems each run (the seed is printed
 on failure): both layouts (KV cache with --valid-length, flat buffers with
---kv-heads exactly as the seed slices them; [B, M, KH, D] with
+--kv-heads sliced as mdecode(1) says; [B, M, KH, D] with
 --kv-layout bmhd; a paged cache with a block table and lengths), GQA groups 1-8, odd V and D,
 f16 / bf16 / f32, fully masked rows, V = 1, no mask, every kernel path
-this CPU has (MOEKIT_ISA) and 1-3 threads.  Tolerances of SPEC §6: f16 and
-outputs |x - ref| <= 1e-3 + 1e-3 |ref| (the seed's own check), bf16 the
+this CPU has (MOEKIT_ISA) and 1-3 threads.  Tolerances of mdecode(1): f16 and
+outputs |x - ref| <= 1e-3 + 1e-3 |ref| (the check of the torch code mdecode replaces), bf16 the
 same plus bf16's own rounding (2^-8 |ref|), f32 outputs and lse 1e-5
 relative (out: to |ref| plus the row's largest |out|).  Run by
 tests/interop/run.sh."""
@@ -87,7 +87,7 @@ def run(args, data, env=None):
 
 def close(what, got, want, kind):
     """kind: "f32" (1e-5 relative; out rows also against their largest
-    |out|), "f16" (the seed's 1e-3 + 1e-3 |ref|) or "bf16" (1e-3 plus
+    |out|), "f16" (1e-3 + 1e-3 |ref|) or "bf16" (1e-3 plus
     bf16's rounding, 2^-8 |ref|)."""
     global checks
     checks += 1
@@ -184,7 +184,7 @@ case(1, 8, 8, 64, 333, 333, "f32", True, 0.0, True)                # MHA, mask a
 case(2, 8, 2, 128, 257, 300, "f16", False, 0.5, False, nomask=True)
 case(1, 4, 1, 128, 100, 100, "f32", False, 1.0, True)              # every row masked
 case(3, 16, 2, 80, 2049, 2050, "bf16", True, 0.3, False, scale=0.05)
-case(1, 32, 8, 128, 4096, 8192, "f16", True, 0.5, False, threads=3)  # the seed's layout
+case(1, 32, 8, 128, 4096, 8192, "f16", True, 0.5, False, threads=3)  # a flat-buffer GQA shape
 
 
 

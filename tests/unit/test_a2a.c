@@ -1,5 +1,5 @@
 /*
- * test_a2a.c - dispatch layouts: the worked example of a2a-notes §4.5
+ * test_a2a.c - dispatch layouts: the worked example of a2a-layout(1)
  * through the library, DeepEP's buffer formulas against the values real
  * DeepEP prints, config normalisation, and invariants on random traces
  * (prefixes consistent with counts, receive rows = sum of counts, send
@@ -68,7 +68,7 @@ test_worked_example(void)
 	mk_a2a_group_free(&g);
 }
 
-/* The values real DeepEP prints (a2a-notes §6.2-§6.5, DeepEP PR #434). */
+/* The values real DeepEP prints (DeepEP PR #434). */
 static void
 test_hints(void)
 {

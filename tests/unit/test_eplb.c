@@ -71,7 +71,7 @@ test_readme(void)
 	mk_eplb_out_free(&o);
 }
 
-/* Bounds: W/G, T* and the hierarchical node bound (eplb-notes §1.6, §6.4). */
+/* Bounds: W/G, T* and the hierarchical node bound (eplb_bound.c). */
 static void
 test_bounds(void)
 {

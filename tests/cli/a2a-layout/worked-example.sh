@@ -1,4 +1,4 @@
-# The intranode worked example of a2a-notes §4.5: R=4, E=8, K=2, 4 SMs
+# The intranode worked example of a2a-layout(1): R=4, E=8, K=2, 4 SMs
 # (2 channels), expert alignment 4; group-wide outputs and rank 0's.
 set -e
 cat > ids.csv <<'CSV'

@@ -1,4 +1,5 @@
-# deepseek and waterfill reproduce deepseek-ai/EPLB and the seed, run under
+# deepseek and waterfill reproduce deepseek-ai/EPLB and the waterfill
+# reference program (round-robin waterfilling, Hamilton counts), run under
 # torch by tests/gen/eplb_goldens.py: phy2log and logcnt exactly; log2phy
 # as the set of slots of each expert (replicas of one expert tie in the
 # GPU packing, and torch's unstable sort orders them arbitrarily).
@@ -17,7 +18,7 @@ sorted_rows() {
 }
 while read -r name R K N G; do
 	for algo in deepseek waterfill; do
-		w=seed
+		w=full
 		[ $algo = deepseek ] && w=max
 		eplb-plan -a $algo --log2phy-width $w -r "$R" -g "$K" -n "$N" \
 		    -G "$G" "$TESTDATA/eplb-$name.npy" | tensor-cat -f csv \

@@ -19,8 +19,8 @@ cmp a.csv b.csv && echo "--num-redundant-experts 2 with 4 experts = -r 6"
 eplb-plan -r 8 -G 4 -n 2 -g 2 -f csv --emit phy2log w.csv > c.csv 2>/dev/null
 eplb-plan -r 8 --num-gpus 4 --num-nodes 2 --num-groups 2 -f csv --emit phy2log w.csv > d.csv 2>/dev/null
 cmp c.csv d.csv && echo "--num-gpus --num-nodes --num-groups = -G -n -g"
-# --log2phy-width: full (the default; "seed" its earlier name) or max
-eplb-plan -r 6 -G 2 --log2phy-width seed -f csv --emit log2phy w.csv 2>/dev/null | head -1
+# --log2phy-width: full (the default) or max
+eplb-plan -r 6 -G 2 -f csv --emit log2phy w.csv 2>/dev/null | head -1
 eplb-plan -r 6 -G 2 --log2phy-width full -f csv --emit log2phy w.csv 2>/dev/null | head -1
 # --quiet is accepted by every tool; eplb-plan draws no progress line
 eplb-plan --quiet -r 6 -G 2 -f csv --emit phy2log w.csv > q.csv 2>/dev/null
