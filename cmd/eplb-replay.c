@@ -198,6 +198,37 @@ step(const void *ld, int t, double *dst)
 	mk_loads_step(ld, t, dst);
 }
 
+/*
+ * Whether every load of the log is an integer below 2^40 (window sums
+ * then slide exactly): an integer log, or loads that all are.
+ */
+static int
+integer_loads(const struct mk_loads *ld)
+{
+	size_t i, n;
+
+	if (ld->log != NULL && mk_dtype_kind(ld->log->dtype) == MK_KIND_FLOAT)
+		return 0;
+	if (ld->log != NULL && (ld->log->dtype == MK_I64 ||
+	    ld->log->dtype == MK_U64)) {
+		const uint64_t *v = ld->log->data;
+
+		/* i64 in [-2^40, 2^40), and u64 below 2^40 */
+		for (i = 0; i < ld->log->nelem; i++)
+			if ((ld->log->dtype == MK_I64 ? v[i] + (1ull << 40) :
+			    v[i]) >= 1ull << 41 >> (ld->log->dtype == MK_U64))
+				return 0;
+		return 1;
+	}
+	if (ld->log != NULL)
+		return 1;	/* 32 bits or fewer */
+	n = (size_t)ld->T * (size_t)ld->L * (size_t)ld->E;
+	for (i = 0; i < n; i++)
+		if (ld->w[i] != floor(ld->w[i]) || fabs(ld->w[i]) >= 0x1p40)
+			return 0;
+	return 1;
+}
+
 /* The log, as routing records (with their traffic) or a load log. */
 static void
 read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
@@ -226,7 +257,7 @@ read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
 			err(MK_EXIT_DATA, NULL);
 		mk_a2a_routing_loads(rt, w);
 		*log = (struct mk_replay_log){ rt->T, rt->L, rt->E, w, NULL,
-		    NULL, traffic, rt };
+		    NULL, traffic, rt, 1 };
 	} else {
 		if (o->E != 0 || o->tps != 1)
 			mk_usage_error("%s: a load log: -E and --tokens-per-step "
@@ -234,7 +265,7 @@ read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
 		if (mk_loads_read_steps(m, o->file, o->skip, ld, &e) < 0)
 			mk_fail(m, &e);
 		*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, ld->w, step,
-		    ld, NULL, NULL };
+		    ld, NULL, NULL, integer_loads(ld) };
 	}
 	mk_src_close(m);
 	mk_src_close(s);

@@ -21,6 +21,7 @@ struct state {
 	int32_t	*ex;		/* [L][R] the same, for the scoring loop */
 	double	*inv;		/* [L][R] 1 / replicas of each slot's expert */
 	double	*ww;		/* [K][L][E] the windows a re-plan sees */
+	int	 ww_t, ww_K;	/* the step and count they were summed for */
 	int64_t	*cnt;		/* [E] scratch */
 	double	*bal;		/* [T] each scored step's balancedness */
 	double	*row;		/* [L][E] a step, where the log has no w */
@@ -82,30 +83,56 @@ score(const struct state *s, int t, double *buf, double *max, double *mean)
 	*mean = tot / G;
 }
 
+/* d += (or -=, sign < 0) the loads of steps [a, b). */
+static void
+add_steps(struct state *s, double *d, int a, int b, int sign)
+{
+	const size_t cells = (size_t)s->log->L * (size_t)s->log->E;
+	size_t i;
+	int u;
+
+	for (u = a; u < b; u++) {
+		const double *w = step_of(s, u, s->row);
+
+		if (sign > 0)
+			for (i = 0; i < cells; i++)
+				d[i] += w[i];
+		else
+			for (i = 0; i < cells; i++)
+				d[i] -= w[i];
+	}
+}
+
 /*
  * The windows before step t into s->ww, oldest first: up to K of W
- * steps each, as many as the log holds.  Returns how many.
+ * steps each, as many as the log holds.  Returns how many.  Integer
+ * loads let the last sums slide (the steps that entered added, those that
+ * left taken away) with the same result as summing anew: a re-plan every
+ * I steps then costs 2I steps, not W.
  */
 static int
 windows(struct state *s, int t)
 {
 	const size_t cells = (size_t)s->log->L * (size_t)s->log->E;
 	const int W = s->rc->window;
-	int K = s->rc->history < t / W ? s->rc->history : t / W, k, u;
-	size_t i;
+	int K = s->rc->history < t / W ? s->rc->history : t / W, k;
+	int slide = s->log->integer && K == s->ww_K && t > s->ww_t &&
+	    t - s->ww_t < W;
 
 	for (k = 0; k < K; k++) {
 		double *d = s->ww + (size_t)k * cells;
-		int t0 = t - (K - k) * W;
+		int t0 = t - (K - k) * W, p0 = s->ww_t - (K - k) * W;
 
-		memset(d, 0, sizeof(double) * cells);
-		for (u = t0; u < t0 + W; u++) {
-			const double *w = step_of(s, u, s->row);
-
-			for (i = 0; i < cells; i++)
-				d[i] += w[i];
+		if (slide) {
+			add_steps(s, d, p0 + W, t0 + W, 1);
+			add_steps(s, d, p0, t0, -1);
+			continue;
 		}
+		memset(d, 0, sizeof(double) * cells);
+		add_steps(s, d, t0, t0 + W, 1);
 	}
+	s->ww_t = t;
+	s->ww_K = K;
 	return K;
 }
 
@@ -202,6 +229,7 @@ state_init(struct state *s, const struct mk_replay_cfg *rc,
 	memset(s, 0, sizeof(*s));
 	s->rc = rc;
 	s->log = log;
+	s->ww_t = -1;
 	s->p2l = mk_mem_alloc(sizeof(int64_t) * LR);
 	s->ex = mk_mem_alloc(sizeof(int32_t) * LR);
 	s->inv = mk_mem_alloc(sizeof(double) * LR);

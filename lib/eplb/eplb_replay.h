@@ -56,6 +56,8 @@ struct mk_replay_log {
 			    const int64_t *phy2log, int64_t out[2],
 			    struct mk_err *e);
 	void		*ctx;
+	int		 integer;	/* every load an integer below 2^40:
+					 * window sums slide exactly */
 };
 
 /* What a configuration did over the scored steps. */

@@ -142,7 +142,7 @@ test_replay(void)
 	struct rng r = { 2024 };
 	const int T = 120, L = 3, E = 32;
 	double *w = drifting(&r, T, L, E);
-	struct mk_replay_log log = { T, L, E, w, NULL, NULL, NULL, NULL };
+	struct mk_replay_log log = { T, L, E, w, NULL, NULL, NULL, NULL, 0 };
 	struct mk_replay_cfg rc[3];
 	struct mk_replay_res res[3], one, two[3];
 	struct mk_err e;
@@ -188,6 +188,19 @@ test_replay(void)
 		    two[k].balancedness, 0);
 		CU_ASSERT_EQUAL(res[k].moves, two[k].moves);
 	}
+	/* integer loads: windows that slide give what summing anew does */
+	for (k = 0; k < T * L * E; k++)
+		w[k] = floor(w[k] * 1000);
+	rc[2].window = 30;
+	rc[2].interval = 7;
+	for (k = 0; k < 2; k++) {
+		log.integer = k;
+		CU_ASSERT_EQUAL_FATAL(mk_eplb_replay(&rc[2], &log, &two[k],
+		    NULL, &e), 0);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(two[0].balancedness, two[1].balancedness, 0);
+	CU_ASSERT_EQUAL(two[0].moves, two[1].moves);
+	CU_ASSERT(two[0].rebalances > 5);
 	free(w);
 }
 
