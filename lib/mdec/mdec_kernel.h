@@ -994,9 +994,9 @@ name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
 /*
  * Any head size, and 128, the common one, known when compiled: its loops
  * without bounds to test and its prefetch queue folded away (with 128 a
- * run-time value, 8-12 % slower in cache on the Xeon, RESULTS.md); 64
- * for groups of 3 or more heads (gpt-oss's 64 q heads over 8: 1-8 %
- * faster in cache on AVX2).  bf16
+ * run-time value, 8-12 % slower in cache on the Xeon, RESULTS.md), and
+ * 64 (gpt-oss's; with 64 a run-time value, a head alone 1.5x slower in
+ * cache on the Xeon's AVX-512, 4-12 % on AVX2).  bf16
  * rows of 128 are read by pairs, never by mdec_bf16w_<isa>.c, which
  * defines NO_D128.
  */
@@ -1009,12 +1009,16 @@ HEADS(heads4_128, GB, 4, 128)
 HEADS(heads2_128, 2, 2, 128)
 HEADS(heads1_128, 1, 1, 128)
 HEADS(heads4_64, GB, 4, 64)
+HEADS(heads2_64, 2, 2, 64)
+HEADS(heads1_64, 1, 1, 64)
 #else
 #define D128	0
 #define heads4_128	heads4
 #define heads2_128	heads2
 #define heads1_128	heads1
 #define heads4_64	heads4
+#define heads2_64	heads2
+#define heads1_64	heads1
 #endif
 
 /*
@@ -1060,6 +1064,10 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 		else if (D128 && t->D == 64 && GB >= 3)
 			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && t->D == 64 && GB == 2)
+			heads2_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && t->D == 64)
+			heads1_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 		else if (D128 && t->D == 128 && GB == 2)
 			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 		else if (D128 && t->D == 128)
