@@ -509,13 +509,14 @@ main(int argc, char *argv[])
 	if (o.c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
-	if (mk_loads_note(&ld, note, sizeof(note)))
-		fprintf(stderr, "%s: %s\n", mk_progname(), note);
 	if (o.eval)
 		eval_plan(&o, &ld, &plan);
 	else
 		make_plan(&o, &ld, &plan, &prev);
 	write_all(&o, &ld, fmt, &plan, prev);
+	/* once all went well: a run that fails says one thing */
+	if (mk_loads_note(&ld, note, sizeof(note)))
+		fprintf(stderr, "%s: %s\n", mk_progname(), note);
 	free(prev);
 	mk_eplb_out_free(&plan);
 	mk_loads_free(&ld);

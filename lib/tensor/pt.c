@@ -636,6 +636,10 @@ tensor(struct mk_zip *z, int pkl, const struct val *v, const char *key,
 	if ((i = entry(z, pkl, path, strlen(path))) < 0)
 		return mk_err_data(e, "%s: %s: its storage %s is missing",
 		    mk_zip_file(z), name, shown);
+	/* numel is the pickle's word: its byte count may wrap */
+	if (st->i < 0 || (uint64_t)st->i > SIZE_MAX / size)
+		return mk_err_data(e, "%s: %s: storage %s of %lld elements is "
+		    "too large", mk_zip_file(z), name, shown, (long long)st->i);
 	want = (size_t)st->i * size;
 	if (mk_zip_read(z, i, want, &p, &n, e) < 0)
 		return -1;

@@ -28,6 +28,8 @@ this torch does not write), into testdata/pt/:
     no-pkl.pt        a zip without data.pkl
     no-storage.pt    data/0 removed
     short-storage.pt data/0 shorter than the tensor
+    wrap-numel.pt    a storage whose numel x 4 bytes wraps to what data/0
+                     holds, half the tensor
     opcode.pt        data.pkl with an opcode torch.save does not write (INST)
     global.pt        data.pkl naming os.system instead of a storage type
     strided.pt       logical_count a transposed (non-contiguous) view
@@ -201,6 +203,12 @@ def main():
     write("opcode.pt", pkl(lambda d: d.replace(
         b"ctorch._utils\n_rebuild_tensor_v2\n",
         b"itorch._utils\n_rebuild_tensor_v2\n", 1)))
+    # numel 2^62 + 96 of an IntStorage: its bytes wrap to 384, which
+    # data/0 cut to 384 holds, while the tensor reads 768
+    write("wrap-numel.pt", edit(base, lambda n, d: d.replace(
+        b"cpuq\x07K\xc0t", b"cpuq\x07\x8a\x08" + ((1 << 62) + 96).to_bytes(
+            8, "little") + b"t", 1) if n.endswith("data.pkl") else d[:384]
+        if n.endswith("/data/0") else d))
     write("global.pt", pkl(lambda d: d.replace(
         b"ctorch\nIntStorage\n", b"cos\nsystem\n", 1)))
     write("strided.pt", save(dump(t32.transpose(1, 2))))

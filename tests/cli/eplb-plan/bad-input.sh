@@ -28,3 +28,6 @@ printf '0,1,2,3,0,1,2,9\n' > prev2.csv
 fails 1 eplb-plan -r 8 -G 4 --prev prev2.csv ok.csv
 fails 1 eplb-plan -r 8 -G 4 missing.json
 ls
+# a run that fails says one thing: the note about dense layers is not
+# printed before the usage error
+fails 2 eplb-plan -r 128 -G 32 "$TESTDATA/eplb-dsv3-prefill_in1024.json"
