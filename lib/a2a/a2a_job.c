@@ -17,6 +17,7 @@ struct mk_a2a_job {
 	int			 narrow;	/* i64 ids read as DeepEP's int */
 	int32_t			**pbuf;		/* [R] a step's ids, routed or
 						 * narrowed */
+	size_t			*pcap;		/* [R] ids each holds */
 	int			 nbmax;		/* steps laid out at once */
 	struct mk_a2a_step	 st[MK_A2A_MAX_STEPS], ph;
 	struct mk_a2a_group	 g[MK_A2A_MAX_STEPS];
@@ -110,14 +111,33 @@ open_plan(struct mk_a2a_job *j, struct mk_err *e)
 static int
 open_bufs(struct mk_a2a_job *j, struct mk_err *e)
 {
+	/* sized as the steps come: a header's word is no size to allocate */
+	if ((j->pbuf = calloc((size_t)j->sh.R, sizeof(*j->pbuf))) == NULL ||
+	    (j->pcap = calloc((size_t)j->sh.R, sizeof(*j->pcap))) == NULL)
+		return mk_err_data(e, "out of memory");
+	return 0;
+}
+
+/* Room in pbuf for the loaded step st's ids (its data is read now). */
+static int
+grow_bufs(struct mk_a2a_job *j, const struct mk_a2a_step *st,
+    const char *where, struct mk_err *e)
+{
+	size_t want;
+	int32_t *p;
 	int r;
 
-	if ((j->pbuf = calloc((size_t)j->sh.R, sizeof(*j->pbuf))) == NULL)
-		return mk_err_data(e, "out of memory");
-	for (r = 0; r < j->sh.R; r++)
-		if ((j->pbuf[r] = malloc(sizeof(int32_t) * ((size_t)j->sh.max_T *
-		    (size_t)j->sh.K + 1))) == NULL)
-			return mk_err_data(e, "out of memory");
+	for (r = 0; r < st->R; r++) {
+		want = (size_t)st->T[r] * (size_t)st->K + 1;
+		if (want <= j->pcap[r])
+			continue;
+		if ((p = realloc(j->pbuf[r], sizeof(int32_t) * want)) == NULL)
+			return mk_err_data(e, "%srank %d: out of memory for %lld "
+			    "tokens x %d ids", where, r, (long long)st->T[r],
+			    st->K);
+		j->pbuf[r] = p;
+		j->pcap[r] = want;
+	}
 	return 0;
 }
 
@@ -211,7 +231,8 @@ route(struct mk_a2a_job *j, const char *where, struct mk_err *e)
 {
 	int l = j->nmap > 1 ? j->step : 0;
 
-	if (mk_a2a_step_load(&j->st[0], j->c.threads, e) < 0)
+	if (mk_a2a_step_load(&j->st[0], j->c.threads, e) < 0 ||
+	    grow_bufs(j, &j->st[0], where, e) < 0)
 		return -1;
 	if (j->narrow) {
 		mk_a2a_step_narrow(&j->st[0], &j->ph, j->pbuf);
@@ -320,6 +341,7 @@ mk_a2a_job_close(struct mk_a2a_job *j)
 		for (r = 0; r < j->sh.R; r++)
 			free(j->pbuf[r]);
 	free(j->pbuf);
+	free(j->pcap);
 	for (b = 0; b < j->nmap; b++)
 		mk_a2a_phys_free(&j->map[b]);
 	free(j->map);

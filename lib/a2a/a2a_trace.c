@@ -96,7 +96,7 @@ topk_bad(int64_t K, const char *name, const char *shape, struct mk_err *e)
 {
 	if (K >= 1 && K <= MK_A2A_MAX_TOPK)
 		return 0;
-	mk_err_data(e, "%s: shape (%s): top-%lld; DeepEP's dispatch kernels "
+	mk_err_usage(e, "%s: shape (%s): top-%lld; DeepEP's dispatch kernels "
 	    "take 1 to %d experts per token", name, shape, (long long)K,
 	    MK_A2A_MAX_TOPK);
 	return 1;

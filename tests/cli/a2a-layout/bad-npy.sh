@@ -25,8 +25,11 @@ echo "-- a header claiming a 64 TB step: memory follows the bytes that arrive"
 cp "$TESTDATA/corpus/trace/bad-claim-64tb-step.npy" claim.npy
 cat claim.npy | fails 1 a2a-layout -E 8 --report
 fails 1 a2a-layout -E 8 --report claim.npy
+# the header's word is no size to allocate: --lenient narrows i64 ids into
+# buffers sized as the steps come
+cat claim.npy | fails 1 a2a-layout -E 16 --lenient -o /dev/null
 echo "-- top-k outside 1..32, named at the shape"
 printf '# name=ids shape=2,3,0 dtype=i64\n' > k0.csv
-fails 1 a2a-layout -E 8 k0.csv
+fails 2 a2a-layout -E 8 k0.csv
 awk 'BEGIN { print "# name=ids shape=2,1,33 dtype=i32"; for (r = 0; r < 2; r++) { s = "0"; for (j = 1; j < 33; j++) s = s ",0"; print s } }' > k33.csv
-fails 1 a2a-layout -E 8 k33.csv
+fails 2 a2a-layout -E 8 k33.csv
