@@ -8,7 +8,6 @@
 #include "tensor/zip.h"
 
 /* A member's bytes are held whole while it is parsed: at most this many. */
-#define MEMBER_MAX	((size_t)1 << 40)
 
 struct npz {
 	struct mk_zip	*z;
@@ -68,22 +67,36 @@ state(struct mk_src *s, struct mk_err *e)
 	return st;
 }
 
+/* After the array: the member's end (its CRC checked), then its name. */
+static int
+one_array(struct mk_src *m, struct mk_tensor *t, const char *tname,
+    const char *where, struct mk_err *e)
+{
+	int64_t more = src_fill(m, 1, e);
+
+	if (more < 0)
+		return -1;
+	if (more > 0)
+		return mk_err_data(e, "%s: bytes after the array, from byte "
+		    "%llu (a member holds one array)", where,
+		    (unsigned long long)src_offset(m));
+	if (mk_tensor_set_name(t, tname) < 0)
+		return mk_err_data(e, "%s: out of memory", where);
+	return 1;
+}
+
 int
 mk_npz_member(struct mk_zip *z, int i, struct mk_tensor *t, struct mk_err *e)
 {
 	const char *name = mk_zip_name(z, i), *file = mk_zip_file(z);
-	struct mk_src *m;
+	struct mk_src *m = NULL;
 	char *where = NULL, *tname = NULL, ex[300];
-	void *p = NULL;
-	size_t n;
 	int r = -1;
 
 	mk_tensor_free(t);
 	if (!npy_member(name))
 		return mk_err_data(e, "%s: member '%s' is not NAME.npy", file,
 		    mk_excerpt(ex, sizeof(ex), name, strlen(name), 80));
-	if (mk_zip_read(z, i, MEMBER_MAX, &p, &n, e) < 0)
-		return -1;
 	/* messages name the member: "plan.npz:phy2log.npy: ..." */
 	if ((where = malloc(strlen(file) + strlen(name) + 2)) == NULL ||
 	    (tname = strdup(name)) == NULL) {
@@ -92,22 +105,24 @@ mk_npz_member(struct mk_zip *z, int i, struct mk_tensor *t, struct mk_err *e)
 	}
 	sprintf(where, "%s:%s", file, name);
 	tname[strlen(tname) - 4] = '\0';
-	if ((m = mk_src_mem(p, n, where, 0)) == NULL) {
-		mk_err_data(e, "%s: out of memory", file);
+	/*
+	 * Read as it inflates: the array's header says what follows, and a
+	 * member is that array alone (bytes after it, a second array or a
+	 * gigabyte of zeros, are refused once the array is read).
+	 */
+	if ((m = mk_zip_member(z, i, where, e)) == NULL)
 		goto out;
-	}
 	r = mk_npy_read(m, t, e);
-	mk_src_close(m);
 	if (r == 0)
 		r = mk_err_data(e, "%s: an empty member", where);
-	if (r == 1 && mk_tensor_set_name(t, tname) < 0)
-		r = mk_err_data(e, "%s: out of memory", file);
+	if (r == 1)
+		r = one_array(m, t, tname, where, e);
 out:
 	if (r != 1)
 		mk_tensor_free(t);
+	mk_src_close(m);
 	free(where);
 	free(tname);
-	free(p);
 	return r;
 }
 

@@ -123,12 +123,37 @@ mk_src_mem(const void *p, size_t n, const char *name, size_t drip)
 	return s;
 }
 
-/* read(2), or the next drip of a memory source. */
+struct mk_src *
+src_stream_new(const char *name, const struct src_stream *st)
+{
+	struct mk_src *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	if ((s->name = strdup(name)) == NULL ||
+	    (s->stream = malloc(sizeof(*st))) == NULL) {
+		free(s->name);
+		free(s);
+		return NULL;
+	}
+	*s->stream = *st;
+	s->fd = -1;
+	return s;
+}
+
+/*
+ * read(2), the next drip of a memory source, or the stream's next bytes.
+ * -1: errno says why, or (a stream) e does, and *filled is set.
+ */
 static ssize_t
-rd(struct mk_src *s, void *dst, size_t n)
+rd(struct mk_src *s, void *dst, size_t n, struct mk_err *e, int *filled)
 {
 	size_t k;
 
+	if (s->stream != NULL) {
+		*filled = 1;
+		return (ssize_t)s->stream->read(s->stream->ctx, dst, n, e);
+	}
 	if (s->mem == NULL)
 		return read(s->fd, dst, n);
 	k = s->memlen - s->mempos;
@@ -158,6 +183,7 @@ src_fill(struct mk_src *s, size_t want, struct mk_err *e)
 {
 	size_t cap;
 	ssize_t r;
+	int filled = 0;
 	void *np;
 
 	while (s->len - s->pos < want && !s->eof) {
@@ -178,8 +204,10 @@ src_fill(struct mk_src *s, size_t want, struct mk_err *e)
 			s->p = np;
 			s->cap = cap;
 		}
-		r = rd(s, s->p + s->len, s->cap - s->len);
+		r = rd(s, s->p + s->len, s->cap - s->len, e, &filled);
 		if (r < 0) {
+			if (filled)
+				return -1;
 			if (errno == EINTR)
 				continue;
 			return mk_err_sys(e, s->name);
@@ -196,14 +224,17 @@ src_read(struct mk_src *s, void *dst, size_t n, struct mk_err *e)
 {
 	size_t got, take;
 	ssize_t r;
+	int filled = 0;
 
 	take = s->len - s->pos < n ? s->len - s->pos : n;
 	memcpy(dst, s->p + s->pos, take);
 	s->pos += take;
 	got = take;
 	while (got < n && !s->eof) {
-		r = rd(s, (char *)dst + got, n - got);
+		r = rd(s, (char *)dst + got, n - got, e, &filled);
 		if (r < 0) {
+			if (filled)
+				return -1;
 			if (errno == EINTR)
 				continue;
 			return mk_err_sys(e, s->name);
@@ -247,6 +278,9 @@ mk_src_close(struct mk_src *s)
 		free(s->p);
 	if (s->close_fd)
 		close(s->fd);
+	if (s->stream != NULL && s->stream->done != NULL)
+		s->stream->done(s->stream->ctx);
+	free(s->stream);
 	free(s->name);
 	free(s);
 }

@@ -37,7 +37,22 @@ struct mk_src {
 	size_t		 memlen, mempos;
 	size_t		 drip;		/* bytes per read from mem, or 0 */
 	int		 borrowed;	/* p is the caller's memory */
+	struct src_stream *stream;	/* bytes from a callback, or NULL */
 };
+
+/*
+ * A source whose bytes come from read(ctx, dst, n, e) (0 at the end, or
+ * -1 with e filled); done(ctx) runs at close.  For a zip member read as
+ * it is inflated.
+ */
+struct src_stream {
+	int64_t	(*read)(void *ctx, void *dst, size_t n, struct mk_err *e);
+	void	(*done)(void *ctx);
+	void	*ctx;
+};
+
+/* A source named name over the stream (copied).  NULL: out of memory. */
+struct mk_src	*src_stream_new(const char *name, const struct src_stream *st);
 
 /*
  * Make at least want bytes available at p + pos, reading if needed.

@@ -11,6 +11,7 @@
 
 #include <zip.h>
 
+#include "tensor/src_impl.h"
 #include "tensor/zip.h"
 
 /* The libzip functions used, resolved once. */
@@ -195,6 +196,62 @@ mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
 	}
 	L.zip_fclose(f);
 	return 0;
+}
+
+/* An entry being inflated, as a source's stream. */
+struct member {
+	zip_file_t	*f;
+	const char	*file;
+	char		 name[300];
+};
+
+static int64_t
+member_read(void *ctx, void *dst, size_t n, struct mk_err *e)
+{
+	struct member *m = ctx;
+	zip_int64_t got = L.zip_fread(m->f, dst, n);
+
+	if (got < 0)
+		return mk_err_data(e, "%s: %s: %s", m->file, m->name,
+		    L.zip_file_strerror(m->f));
+	return (int64_t)got;
+}
+
+static void
+member_done(void *ctx)
+{
+	struct member *m = ctx;
+
+	L.zip_fclose(m->f);
+	free(m);
+}
+
+struct mk_src *
+mk_zip_member(struct mk_zip *z, int i, const char *name, struct mk_err *e)
+{
+	const char *raw = mk_zip_name(z, i);
+	struct src_stream st = { member_read, member_done, NULL };
+	struct member *m;
+	struct mk_src *s;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		mk_err_data(e, "%s: out of memory", z->file);
+		return NULL;
+	}
+	mk_excerpt(m->name, sizeof(m->name), raw, strlen(raw), 80);
+	m->file = z->file;
+	if ((m->f = L.zip_fopen_index(z->z, (zip_uint64_t)i, 0)) == NULL) {
+		mk_err_data(e, "%s: %s: %s", z->file, m->name,
+		    L.zip_strerror(z->z));
+		free(m);
+		return NULL;
+	}
+	st.ctx = m;
+	if ((s = src_stream_new(name, &st)) == NULL) {
+		member_done(m);
+		mk_err_data(e, "%s: out of memory", z->file);
+	}
+	return s;
 }
 
 void

@@ -40,6 +40,14 @@ int	mk_zip_find(const struct mk_zip *z, const char *name);
 int	mk_zip_read(struct mk_zip *z, int i, size_t max, void **p, size_t *n,
 	    struct mk_err *e);
 
+/*
+ * Entry i as a source named name, inflated as it is read: memory follows
+ * what the reader takes, and reading to its end checks its CRC.  Returns
+ * it (close it before z), or NULL with e filled.
+ */
+struct mk_src	*mk_zip_member(struct mk_zip *z, int i, const char *name,
+		    struct mk_err *e);
+
 /* The archive's name in messages (the source's). */
 const char	*mk_zip_file(const struct mk_zip *z);
 

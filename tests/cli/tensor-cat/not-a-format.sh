@@ -11,6 +11,13 @@ printf '1,2\n3,\0004\n' > nul.csv
 fails 1 tensor-cat nul.csv
 printf 'PK\005\006' > end.npz
 fails 1 tensor-cat end.npz
+# an .npz member is one array: bytes after it (a few, a second array, 64
+# MiB of deflated zeros) are refused as soon as the array is read
+for f in trailing two-arrays deflated-zeros; do
+	cp "$TESTDATA/corpus/npy/bad-npz-$f.npz" $f.npz
+	fails 1 tensor-cat --info $f.npz
+	rm $f.npz
+done
 printf '1,2\n' > ok.csv
 fails 2 tensor-cat -o x.txt ok.csv
 fails 2 eplb-plan -r 2 --num-gpus 1 -o plan.out.bin ok.csv
