@@ -256,11 +256,49 @@ escape(struct mk_json *j, char *buf, size_t size, size_t *n)
 	return 0;
 }
 
+/*
+ * The continuation bytes of a UTF-8 sequence whose lead byte c was just
+ * taken (RFC 8259 8.1: JSON text is UTF-8; RFC 3629's table): no
+ * overlong form, no surrogate, nothing above U+10FFFF.  The cursor stays
+ * at the lead byte's successor; returns how many follow it, or -1.
+ */
+static int
+utf8(struct mk_json *j, unsigned char c)
+{
+	const unsigned char *q = (const unsigned char *)j->p;
+	unsigned char lo = 0x80, hi = 0xbf;
+	int k, more;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		more = 1;
+	else if (c >= 0xe0 && c <= 0xef) {
+		more = 2;
+		lo = c == 0xe0 ? 0xa0 : 0x80;	/* overlong */
+		hi = c == 0xed ? 0x9f : 0xbf;	/* surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		more = 3;
+		lo = c == 0xf0 ? 0x90 : 0x80;	/* overlong */
+		hi = c == 0xf4 ? 0x8f : 0xbf;	/* above U+10FFFF */
+	} else {
+		j->p--;
+		return mk_json_fail(j, "byte 0x%02x is not UTF-8 (JSON text "
+		    "is UTF-8)", c);
+	}
+	for (k = 0; k < more; k++, lo = 0x80, hi = 0xbf)
+		if ((const char *)q + k >= j->end || q[k] < lo || q[k] > hi) {
+			j->p--;
+			return mk_json_fail(j, "a malformed UTF-8 sequence "
+			    "(JSON text is UTF-8)");
+		}
+	return more;
+}
+
 int
 mk_json_string(struct mk_json *j, char *buf, size_t size)
 {
 	size_t n = 0;
 	unsigned char c;
+	int more = 0;
 
 	if (next(j) != '"')
 		return mk_json_fail(j, "expected a string, got %s", seen(j));
@@ -279,9 +317,15 @@ mk_json_string(struct mk_json *j, char *buf, size_t size)
 		if (c == '\\') {
 			if (escape(j, buf, size, &n) < 0)
 				return -1;
-		} else if (n + 1 < size) {
-			buf[n++] = (char)c;
+			continue;
 		}
+		if (c >= 0x80 && (more = utf8(j, c)) < 0)
+			return -1;
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+		for (; c >= 0x80 && more > 0; more--, j->p++)
+			if (n + 1 < size)
+				buf[n++] = *j->p;
 	}
 	if (size > 0)
 		buf[n] = '\0';
