@@ -553,5 +553,7 @@ main(int argc, char *argv[])
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
+	mk_out_input(o.input);
+	mk_out_input(o.phy2log);
 	return run(&o);
 }

@@ -498,10 +498,15 @@ main(int argc, char *argv[])
 	double t0;
 	int64_t *prev = NULL;
 	char note[1024];
-	int fmt;
+	int fmt, i;
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
+	for (i = 0; i < o.nfiles; i++)
+		mk_out_input(o.files[i]);
+	mk_out_input(o.prev);
+	mk_out_input(o.eval);
+	mk_out_input(o.routing);
 	t0 = mk_seconds();
 	if (mk_loads_read_all(o.files, o.nfiles, o.window, o.history,
 	    o.skip_zero, &ld, &fmt, &e) < 0)

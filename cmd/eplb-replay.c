@@ -351,6 +351,7 @@ main(int argc, char *argv[])
 	mk_init(argc, argv);
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
+	mk_out_input(o.file);
 	if ((rc = malloc(sizeof(*rc) * MAXCFG)) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	read_log(&o, &ld, &rt, &log);

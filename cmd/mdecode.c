@@ -409,9 +409,13 @@ int
 main(int argc, char *argv[])
 {
 	struct opts o;
+	int i;
 
 	mk_init(argc, argv);
 	memset(&o, 0, sizeof(o));
 	parse_args(argc, argv, &o);
+	mk_out_input(o.file);
+	for (i = 0; i < MK_MDEC_NIN; i++)
+		mk_out_input(o.path[i]);
 	return o.bench ? bench(&o) : decode(&o);
 }

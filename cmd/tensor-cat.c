@@ -259,10 +259,12 @@ int
 main(int argc, char *argv[])
 {
 	struct opts o;
-	int rc;
+	int rc, i;
 
 	mk_init(argc, argv);
 	parse_args(argc, argv, &o);
+	for (i = 0; i < o.nfiles; i++)
+		mk_out_input(o.files[i]);
 	rc = run(&o);
 	free(o.files);
 	return rc;

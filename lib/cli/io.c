@@ -218,6 +218,39 @@ prealloc(struct mk_out *o, size_t n)
 		write_failed(o->name, errno);
 }
 
+/* The files this run reads: no output may replace one of them. */
+static struct { dev_t dev; ino_t ino; const char *path; } inputs[16];
+static int ninputs;
+
+void
+mk_out_input(const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || strcmp(path, "-") == 0 || ninputs == 16 ||
+	    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	inputs[ninputs].dev = st.st_dev;
+	inputs[ninputs].ino = st.st_ino;
+	inputs[ninputs++].path = path;
+}
+
+/* Refuse an output that is one of the run's inputs (st: the output's). */
+static void
+guard(const char *path, const struct stat *st)
+{
+	int i;
+
+	for (i = 0; i < ninputs; i++)
+		if (S_ISREG(st->st_mode) && st->st_dev == inputs[i].dev &&
+		    st->st_ino == inputs[i].ino)
+			errx(MK_EXIT_USAGE, "%s: %s%s of this run: writing it "
+			    "would replace what is being read (name another "
+			    "file)", path, strcmp(path, inputs[i].path) ? "the "
+			    "same file as the input " : "an input",
+			    strcmp(path, inputs[i].path) ? inputs[i].path : "");
+}
+
 struct mk_out *
 mk_out_open(const char *path, enum mk_fmt fmt)
 {
@@ -247,16 +280,24 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		return o;
 	}
 	o->name = path;
+	if (stat(path, &st) == 0)
+		guard(path, &st);
 	/*
 	 * Devices, FIFOs and the like (/dev/null, /dev/stdout, a named pipe)
 	 * are written in place: renaming over them would replace the device.
+	 * Opened once, never truncated, and what was opened is what is
+	 * judged: a link swapped to a regular file meanwhile is not
+	 * written in place but replaced as any regular file is.
 	 */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if ((o->fp = fopen(path, "w")) == NULL)
-			err(MK_EXIT_DATA, "%s", path);
-		setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
-		track(o);
-		return o;
+	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) >= 0) {
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+			if ((o->fp = fdopen(fd, "w")) == NULL)
+				err(MK_EXIT_DATA, "%s", path);
+			setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
+			track(o);
+			return o;
+		}
+		close(fd);
 	}
 	if ((o->path = strdup(path)) == NULL ||
 	    asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
@@ -310,10 +351,12 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 			errx(MK_EXIT_DATA, "%s: a second tensor named '%s': an "
 			    ".npz holds each name once (tensor-cat --names "
 			    "renames)", o->name, name ? name : idx);
-		if (o->fmt == MK_FMT_NPZ)
-			r = mk_npzw_begin(&o->npz, o->fp, name ? name : idx,
-			    &e) < 0 || mk_npzw_data(&o->npz, o->fp, hdr, hl,
-			    &e) < 0 ? -1 : 0;
+		if (o->fmt == MK_FMT_NPZ && (r = mk_npzw_begin(&o->npz, o->fp,
+		    name ? name : idx, &e)) < 0 && errno == 0)
+			/* a name no member may have, not a write error */
+			errx(MK_EXIT_DATA, "%s: %s", o->name, e.msg);
+		if (o->fmt == MK_FMT_NPZ && r == 0)
+			r = mk_npzw_data(&o->npz, o->fp, hdr, hl, &e);
 		else {
 			prealloc(o, hl + o->want * mk_dtype_size(dtype));
 			r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;

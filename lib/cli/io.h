@@ -56,6 +56,13 @@ struct mk_out	*mk_out_open(const char *path, enum mk_fmt fmt);
 void		 mk_out_catch_signals(void);
 
 /*
+ * A file this run reads: mk_out_open then refuses to write over it (with
+ * -o, --plot or --report naming it too), a usage error.  Up to 16; "-"
+ * and non-regular files are ignored.
+ */
+void	mk_out_input(const char *path);
+
+/*
  * Write one tensor (CSV: under its own name, else fallback, else its
  * index).  Exits with status 1 on a write error.
  */

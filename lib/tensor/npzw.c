@@ -1,4 +1,5 @@
 /* npzw.c - streamed .npz output; see npzw.h (APPNOTE.TXT 4.3, 4.5.3). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,8 +57,10 @@ mk_crc32(uint32_t crc, const void *p, size_t n)
 	const unsigned char *b = p;
 	uint32_t lo, hi;
 
-	if (crc_table[0][1] == 0)
-		crc_init();
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	/* once, whichever thread comes first: writers run side by side */
+	(void)pthread_once(&once, crc_init);
 	crc = ~crc;
 	for (; n >= 8; n -= 8, b += 8) {
 		lo = le32(b) ^ crc;
@@ -129,6 +132,13 @@ mk_npzw_begin(struct mk_npzw *z, FILE *fp, const char *name,
 		z->ent = ent;
 		z->cap = cap;
 	}
+	/* a member name is a path to whoever unzips: keep it a plain name */
+	if (name[0] == '\0' || strchr(name, '/') != NULL ||
+	    strchr(name, '\\') != NULL || strcmp(name, "..") == 0 ||
+	    strcmp(name, ".") == 0)
+		return mk_err_data(e, "member name '%s': an .npz member is "
+		    "named NAME.npy, NAME without '/', '\\', '.' or '..' "
+		    "(tensor-cat --names renames)", name);
 	if (nl > 0xffff || (full = malloc(nl + 1)) == NULL)
 		return mk_err_data(e, "member name %s.npy: too long or out of "
 		    "memory", name);
