@@ -77,6 +77,8 @@ mk_stack_new(const char *name, enum mk_dtype dtype, int ndim,
 	struct mk_stack *st;
 	int i;
 
+	/* MOEKIT_STACK_MEM judged now, before the first step, not mid-run */
+	(void)mem_budget();
 	if (ndim > 3 || (st = calloc(1, sizeof(*st))) == NULL)
 		errx(MK_EXIT_DATA, "out of memory");
 	st->name = name;

@@ -112,7 +112,7 @@ double	mk_eplb_gpu_load(const struct mk_eplb_cfg *c, const double *w,
  * The objective of a whole plan for S scenarios w[S][L][E], summed over
  * layers: with one scenario the largest GPU load of each layer (in the
  * loads' units); with more, mk_eplb_objective on the normalised
- * scenarios.  0 if memory ran out.
+ * scenarios.  NaN if memory ran out.
  */
 double	mk_eplb_total_objective(const struct mk_eplb_cfg *c, const double *w,
 	    int S, int L, const struct mk_eplb_out *plan);

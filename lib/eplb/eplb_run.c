@@ -2,6 +2,7 @@
  * eplb_run.c - whole plans: every layer, log2phy, statistics; see
  * mk_eplb_plan_all and mk_eplb_stats in eplb.h.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,7 +233,7 @@ mk_eplb_total_objective(const struct mk_eplb_cfg *c, const double *w, int S,
 		return v;
 	}
 	if ((ws = malloc(sizeof(double) * (size_t)S * (size_t)c->E)) == NULL)
-		return 0;
+		return NAN;	/* out of memory: no objective at all */
 	for (l = 0; l < L; l++) {
 		mk_eplb_scenarios(w, S, L, c->E, l, ws);
 		v += mk_eplb_objective(c, ws, S, plan->phy2log + (size_t)l *
@@ -253,6 +254,11 @@ mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 		return -1;
 	*before = mk_eplb_total_objective(c, w, S, L, &old);
 	*after = mk_eplb_total_objective(c, w, S, L, plan);
+	if (isnan(*before) || isnan(*after)) {
+		mk_eplb_out_free(&old);
+		return mk_err_data(e, "out of memory weighing --min-gain over "
+		    "%d layers", L);
+	}
 	if (*before > 0 && (*before - *after) / *before >= min_gain) {
 		mk_eplb_out_free(&old);
 		return 0;
