@@ -32,6 +32,14 @@ def run(args, data):
     return arrays(p.stdout)
 
 
+def paired(names, got):
+    """(name, tensor) pairs, once the tool wrote one tensor per name."""
+    if len(got) != len(names):
+        fail("asked for %d outputs (%s), got %d" % (len(names), ",".join(names),
+                                                  len(got)))
+    return zip(names, got)
+
+
 def same(name, got, want):
     global checks
     checks += 1
@@ -291,7 +299,7 @@ def check(R, E, K, Ts, sms, align, r, style, local=None, M=None):
     got = run(["-E", str(E), "--num-sms", str(sms), "--expert-alignment", str(align),
                "--rank", str(r), "--style", style, "--emit", ",".join(names)] + extra,
               stream(ids))
-    for n, g in zip(names, got):
+    for n, g in paired(names, got):
         same("%s (R=%d E=%d K=%d T=%s sms=%d rank %d)" % (n, R, E, K, Ts, sms, r), g, want[n])
 
 
@@ -308,13 +316,13 @@ def check_mixtral():
              "rank_prefix_matrix", "num_recv_tokens", "num_recv_tokens_per_expert",
              "packed_recv_count", "layout_range"]
     got = run(["-E", "8", "--emit", ",".join(group)], open(path, "rb").read())
-    for n, g in zip(group, got):
+    for n, g in paired(group, got):
         same("mixtral %s" % n, g, np.stack([w[n] for w in want]))
     rank = ["is_token_in_rank", "send_head", "recv_src_idx", "recv_topk_idx",
             "recv_channel_prefix_matrix"]
     got = run(["-E", "8", "--rank", "2", "--step", "17", "--emit", ",".join(rank)],
               open(path, "rb").read())
-    for n, g in zip(rank, got):
+    for n, g in paired(rank, got):
         same("mixtral step 17 rank 2 %s" % n, g, want[17][n])
 
 

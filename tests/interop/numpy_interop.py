@@ -76,7 +76,9 @@ def main():
         assert len(got) == len(arrs)
     # 2. NPY -> CSV -> NPY keeps dtype, shape and value (CSV tensor lines)
     csv = run(["-f", "csv", "in.npy"])
-    for a, b in zip(arrs, load_stream(run(["-f", "npy"], csv))):
+    back = load_stream(run(["-f", "npy"], csv))
+    assert len(back) == len(arrs), "npy->csv->npy: %d of %d" % (len(back), len(arrs))
+    for a, b in zip(arrs, back):
         same(np.array(a, order="C"), b, "npy->csv->npy")
     # 3. v2 and v3 headers, and a header numpy pads past 64 KiB (v2 out)
     for ver in ((2, 0), (3, 0)):

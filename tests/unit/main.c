@@ -42,6 +42,9 @@ main(void)
 	CU_basic_set_mode(CU_BRM_NORMAL);
 	CU_basic_run_tests();
 	fails = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	if (fails != 0)
+		fprintf(stderr, "random inputs of this run: MOEKIT_TEST_SEED=%llu "
+		    "replays them\n", (unsigned long long)test_seed());
 	CU_cleanup_registry();
 	return fails != 0;
 }

@@ -243,7 +243,7 @@ invariants(int R, int E, int K, int C, uint64_t seed)
 static void
 test_random_invariants(void)
 {
-	uint64_t seed = (uint64_t)time(NULL) | 1;
+	uint64_t seed = test_seed();
 	int bad;
 
 	bad = invariants(4, 8, 2, 2, 11) + invariants(8, 64, 8, 10, seed) +
@@ -358,7 +358,7 @@ pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 static void
 test_pieces(void)
 {
-	uint64_t seed = (uint64_t)time(NULL) | 1;
+	uint64_t seed = test_seed();
 	int diff = 0, bad;
 
 	for (bad = 0; bad < 2; bad++)

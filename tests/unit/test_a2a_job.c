@@ -201,7 +201,7 @@ test_batches(void)
 	struct mk_src *s;
 	struct mk_err e;
 	size_t n, wn, gn;
-	char *npy = random_trace((uint64_t)time(NULL) | 1, NS, &n), *w, *g;
+	char *npy = random_trace(test_seed(), NS, &n), *w, *g;
 	const char *path = temp_file(npy, n);
 	int i, threads;
 

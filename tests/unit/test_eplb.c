@@ -209,7 +209,7 @@ test_random_properties(void)
 		{ 32, 40, 8, 1, 1 }, { 8, 16, 16, 2, 2 }, { 16, 16, 4, 2, 4 },
 		{ 256, 288, 32, 4, 8 }, { 60, 96, 24, 3, 6 }, { 8, 16, 8, 1, 1 },
 	};
-	uint64_t seeds[3] = { 1, 42, (uint64_t)time(NULL) | 1 };
+	uint64_t seeds[3] = { 1, 42, test_seed() };
 	double w[256];
 	size_t k, s;
 	int pol;
@@ -264,8 +264,7 @@ test_scenarios(void)
 		{ 16, 24, 8, 2, 4 }, { 64, 80, 16, 4, 8 }, { 32, 40, 8, 1, 1 },
 		{ 256, 288, 32, 4, 8 }, { 60, 96, 24, 3, 6 }, { 8, 16, 8, 1, 1 },
 	};
-	uint64_t seed = getenv("MOEKIT_TEST_SEED") ? strtoull(getenv(
-	    "MOEKIT_TEST_SEED"), NULL, 10) : (uint64_t)time(NULL) | 1;
+	uint64_t seed = test_seed();
 	struct rng r = { seed };
 	double *w = malloc(sizeof(double) * 7 * 256), sum[256], best, ref, v;
 	int64_t *buf = malloc(sizeof(int64_t) * (4 * 288 + 2 * 256));
@@ -364,10 +363,15 @@ test_deterministic(void)
 
 	for (i = 0; i < 6; i++)
 		random_loads(&r, w + 256 * i, 256);
+	/* one thread, then four (the layers on a team of their own) */
+	mk_threads_set(1);
 	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &a, &e) == 0);
+	mk_threads_set(4);
 	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &b, &e) == 0);
+	mk_threads_set(0);
 	CU_ASSERT_EQUAL(memcmp(a.phy2log, b.phy2log, sizeof(int64_t) * 6 *
 	    288), 0);
+	CU_ASSERT_EQUAL(memcmp(a.cnt, b.cnt, sizeof(int64_t) * 6 * 256), 0);
 	mk_eplb_out_free(&a);
 	mk_eplb_out_free(&b);
 	free(w);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -83,4 +84,16 @@ write_mem(const struct mk_tensor *t, int csv, size_t *len)
 	}
 	fclose(fp);
 	return buf;
+}
+
+uint64_t
+test_seed(void)
+{
+	static uint64_t seed;
+	const char *v = getenv("MOEKIT_TEST_SEED");
+
+	if (seed == 0)
+		seed = v != NULL && *v != '\0' ? strtoull(v, NULL, 10) :
+		    ((uint64_t)time(NULL) | 1);
+	return seed;
 }

@@ -23,6 +23,13 @@ rng_next(struct rng *r)
 	return r->s * 0x2545F4914F6CDD1DULL;
 }
 
+/*
+ * The seed of a test's fresh random inputs: MOEKIT_TEST_SEED when set
+ * (to replay a failure), else the clock.  Printed by main() at the end
+ * of a failing run.
+ */
+uint64_t	test_seed(void);
+
 /* Uniform in [0, 1). */
 static inline double
 rng_unit(struct rng *r)

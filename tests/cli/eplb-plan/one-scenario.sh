@@ -1,6 +1,9 @@
 # One scenario plans as releases before scenarios did, byte for byte: the
 # outputs' sha256 of -a best at bb8d00e (testdata/eplb-best-v1.txt) on
-# every golden case and on a real DeepSeek-V3 dump in three shapes.  The
+# every golden case and on a real DeepSeek-V3 dump in three shapes.  These
+# hashes were made by the code under test: a regression lock, not an
+# oracle (best's plans are checked for validity, bounds and the
+# references elsewhere: tests/unit/test_eplb.c, tests/interop/).  The
 # same file given twice is two scenarios: a plan of its own, with no
 # expert twice on one GPU (the one-scenario plan has 44 such pairs on this
 # dump, which buy it 0.2% of balance on the loads it was made from).
