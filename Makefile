@@ -72,7 +72,7 @@ BINS    = $(TOOLS:%=$(BUILD)/bin/%)
 
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-FUZZ_TARGETS = npy csv loads pt plan trace
+FUZZ_TARGETS = npy csv loads pt plan trace npz phy2log mdec
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
@@ -102,10 +102,10 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 # code was a third of their build); AVX-512 at -O3 (in cache 7 % faster on
 # the Xeon); AVX2 at -O2 with GCC's first scheduling pass, which its
 # register pressure needs (bf16 in cache 12 % slower without it, -O3 no
-# faster), tests/bench/RESULTS.md.  Sanitized builds keep OPT.
+# faster), tests/bench/RESULTS.md.  Sanitized and clang builds keep OPT.
 MDEC_KERN = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/mdec/mdec_*avx2.c \
 	lib/mdec/mdec_*avx512.c))
-ifeq ($(SANITIZE),)
+ifeq ($(SANITIZE)$(findstring clang,$(CC)),)
 $(filter %avx512.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1
 $(filter %avx2.o,$(MDEC_KERN)): KERNEL_OPT = -g1 -fsched-pressure -fschedule-insns
 endif
@@ -227,6 +227,8 @@ valgrind: all
 # flags included); each target links it with libFuzzer.  Crashes land in
 # build/fuzz/; keep each one in testdata/corpus/ once fixed.
 FUZZ_BUILD = build/fuzz
+# libFuzzer reads -max_total_time=0 as no limit: 0 runs the corpus once
+FUZZ_RUN = $(if $(filter 0,$(FUZZ_SECONDS)),-runs=0,-max_total_time=$(FUZZ_SECONDS))
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 fuzz: deps-fuzz
@@ -239,7 +241,7 @@ fuzz: deps-fuzz
 	done
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
-	  $(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN) -print_final_stats=1 \
 	    -artifact_prefix=$(FUZZ_BUILD)/ -dict=tests/fuzz/$$t.dict \
 	    $(FUZZ_BUILD)/corpus-$$t testdata/corpus/$$t || exit 1; \
 	done
