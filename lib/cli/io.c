@@ -266,6 +266,9 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		errx(MK_EXIT_USAGE, "refusing to write %s to a terminal (use -f "
 		    "csv, -o FILE or a pipe)", fmt == MK_FMT_NPZ ? "NPZ" :
 		    "NPY");
+	/* judged before anything is allocated: a refusal leaks nothing */
+	if (path != NULL && strcmp(path, "-") != 0 && stat(path, &st) == 0)
+		guard(path, &st);
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	o->fmt = fmt;
@@ -280,8 +283,6 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		return o;
 	}
 	o->name = path;
-	if (stat(path, &st) == 0)
-		guard(path, &st);
 	/*
 	 * Devices, FIFOs and the like (/dev/null, /dev/stdout, a named pipe)
 	 * are written in place: renaming over them would replace the device.
