@@ -423,7 +423,7 @@ drain_mode(const struct mk_a2a_output *out, const int *order, int nsel,
 	for (i = 0; i < nsel; i++)
 		obytes += (double)mk_a2a_output_nelem(&out[order[i]]) *
 		    (double)mk_dtype_size(out[order[i]].dtype) * sh->S;
-	return mk_online_cpus() >= MK_THREADS_HOST_CPUS && obytes >= 4 << 20 &&
+	return mk_usable_cpus() >= MK_THREADS_HOST_CPUS && obytes >= 4 << 20 &&
 	    obytes * 256 >= ibytes ? DRAIN_THREAD : DRAIN_SELF;
 }
 

@@ -90,7 +90,7 @@ make_args(struct args *a)
 	a->odt = arg_str0(NULL, "out-dtype", "f16|bf16|f32", "dtype of out "
 	    "(default q's)");
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
-	    "online CPUs; bench: a list)");
+	    "usable CPUs; bench: a list)");
 	a->bench = arg_lit0(NULL, "bench", "time every kernel path on the "
 	    "Triton kernel's shapes against the read bandwidth and against "
 	    "reading only the rows it uses");
@@ -147,7 +147,7 @@ bench_args(const struct args *a, struct opts *o)
 	b->nthreads = a->threads->count ? mk_opt_int_list(a->threads->sval[0],
 	    1, 1024, b->threads, MK_MDEC_BENCH_LIST, "--threads") : 1;
 	if (!a->threads->count)
-		b->threads[0] = mk_online_cpus();
+		b->threads[0] = mk_usable_cpus();
 	b->dtype = o->in.dtype >= 0 ? o->in.dtype : MK_F16;
 	b->nisa = mk_opt_isa_list(mk_arg_str(a->isa), b->isa, "--isa");
 	b->nlayout = a->layout->count ? mk_opt_choice_list(a->layout->sval[0],

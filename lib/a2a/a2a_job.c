@@ -206,7 +206,7 @@ mk_a2a_job_open(const struct mk_a2a_job_opts *o, struct mk_src *s,
 void
 mk_a2a_job_spare_cpu(struct mk_a2a_job *j)
 {
-	if (j->c.threads > 1 && j->c.threads >= mk_online_cpus())
+	if (j->c.threads > 1 && j->c.threads >= mk_usable_cpus())
 		j->c.threads--;
 }
 

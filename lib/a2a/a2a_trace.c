@@ -379,7 +379,7 @@ short_method(struct mk_a2a_trace *tr)
 
 	if (tr->short_how >= 0)
 		return tr->short_how;
-	if (mk_online_cpus() >= SHORT_MAP_CPUS)
+	if (mk_usable_cpus() >= SHORT_MAP_CPUS)
 		return tr->short_how = BY_MAP;
 	n = tr->probe_bytes = n < SHORT_PROBE ? n : SHORT_PROBE;
 	t = mk_seconds();
@@ -643,7 +643,7 @@ mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf, size_t size)
 		    tr->step, how, tr->probe_bytes >> 10, tr->probe_gbps);
 	else if (tr->short_how == BY_MAP)
 		snprintf(buf, size, "%d steps, mapped (a trace too short to "
-		    "time, on %d CPUs)", tr->step, mk_online_cpus());
+		    "time, on %d CPUs)", tr->step, mk_usable_cpus());
 	else
 		snprintf(buf, size, "%d steps, read by pread", tr->step);
 	return buf;

@@ -1,7 +1,7 @@
 /*
  * threads.h - how many threads a parallel pass runs on: one rule for
  * every tool.  --threads N fixes the count.  Without it a pass runs on
- * every online CPU, unless it is too short to pay for waking them.  On a
+ * every usable CPU, unless it is too short to pay for waking them.  On a
  * small machine a short pass runs on one thread: on a 2-CPU virtual
  * machine one 8 MB a2a-layout step took 7 ms on one thread and 10 to 18
  * ms on two (waking a second vCPU cost more than the work).  On a host
@@ -23,15 +23,19 @@
 /* --threads N (1 to 1024), or 0 for the default. */
 void	mk_threads_set(int n);
 
-/* The number of online CPUs (1 to 1024). */
-int	mk_online_cpus(void);
+/*
+ * The CPUs this process may run on (1 to 1024): the online CPUs, fewer
+ * where the affinity mask or a cgroup v2 quota (cpu.max, rounded up)
+ * allows fewer.  A container given 2 CPUs of a 64-CPU host gets 2.
+ */
+int	mk_usable_cpus(void);
 
-/* --threads N, else every online CPU: the most a pass may use. */
+/* --threads N, else every usable CPU: the most a pass may use. */
 int	mk_threads_max(void);
 
 /*
  * Threads for a pass of ms milliseconds on one thread: --threads N, else
- * every online CPU from MK_THREADS_MIN_MS, else one per started
+ * every usable CPU from MK_THREADS_MIN_MS, else one per started
  * MK_THREADS_SLICE_MS on hosts of MK_THREADS_HOST_CPUS or more, else 1.
  */
 int	mk_threads_for(double ms);

@@ -20,6 +20,89 @@
 #define MK_VERSION "0.0.0"
 #endif
 
+/*
+ * OpenMP threads that wait for work by spinning take the CPU that the
+ * next stage of a pipeline, `cat` or other users need: on a 2-CPU VM
+ * beside two busy loops, `cat trace | a2a-layout --report -` took 9 to
+ * 17 s with libgomp's default wait and 1.2 to 1.9 s with passive
+ * waiting, which costs nothing measurable on a quiet machine (see
+ * tests/bench/RESULTS.md).  libgomp reads OMP_WAIT_POLICY once, in its
+ * constructor, before main, and there is no call that changes it later.
+ * An entry of the executable's .preinit_array runs before that
+ * constructor, but setenv() there is lost: libc's own initialiser, which
+ * runs after it, points environ back at the environment array the
+ * kernel built.  So one pointer of that array is lent to
+ * "OMP_WAIT_POLICY=passive" for the constructors' time and given back
+ * first thing in main (mk_init).  The lent entry is "_" (the shell's
+ * last-command variable) where there is one, else the last entry that
+ * no start-up code reads.  A user's own OMP_WAIT_POLICY or
+ * GOMP_SPINCOUNT is kept, and an empty environment is left alone.
+ */
+static char passive[] = "OMP_WAIT_POLICY=passive";
+static char **lent_env;		/* the array the kernel built */
+static char **lent_slot;	/* the entry lent to passive, if any */
+static char *lent_value;	/* what it held */
+
+/* Whether environment entry s may be read before main. */
+static int
+read_at_start(const char *s)
+{
+	static const char *const prefix[] = { "OMP_", "GOMP_", "KMP_",
+	    "LD_", "GLIBC_", "MALLOC_", "ASAN_", "UBSAN_", "LSAN_", "TSAN_",
+	    "MSAN_", "LANG=", "LC_" };
+	size_t i;
+
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (strncmp(s, prefix[i], strlen(prefix[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+passive_wait(int argc, char **argv, char **envp)
+{
+	char **p, **slot = NULL;
+
+	(void)argc;
+	(void)argv;
+	if (envp == NULL)
+		return;
+	for (p = envp; *p != NULL; p++) {
+		if (strncmp(*p, "OMP_WAIT_POLICY=", 16) == 0 ||
+		    strncmp(*p, "GOMP_SPINCOUNT=", 15) == 0)
+			return;
+		if (strncmp(*p, "_=", 2) == 0)
+			slot = p;
+		else if (!read_at_start(*p) && (slot == NULL ||
+		    strncmp(*slot, "_=", 2) != 0))
+			slot = p;
+	}
+	if (slot == NULL)
+		return;
+	lent_env = envp;
+	lent_slot = slot;
+	lent_value = *slot;
+	*slot = passive;
+}
+
+__attribute__((section(".preinit_array"), used))
+static void (*const preinit_wait)(int, char **, char **) = passive_wait;
+
+/* Give the lent environment entry back (see passive_wait). */
+static void
+give_back_env(void)
+{
+	if (lent_slot == NULL)
+		return;
+	*lent_slot = lent_value;
+	if (environ != lent_env) {
+		/* the array was copied meanwhile: mend the copy */
+		(void)unsetenv("OMP_WAIT_POLICY");
+		(void)putenv(lent_value);
+	}
+	lent_slot = NULL;
+}
+
 const char *
 mk_progname(void)
 {
@@ -32,6 +115,7 @@ mk_init(int argc, char **argv)
 	struct mk_err e;
 	int i;
 
+	give_back_env();
 	if (argc == 2 && strcmp(argv[1], "--isa-list") == 0) {
 		for (i = 0; i < MK_NISA; i++)
 			if (mk_isa_supported((enum mk_isa)i))
@@ -60,7 +144,7 @@ mk_common_args(struct mk_common *c, int flags)
 		    "write to FILE, atomically (default: stdout)");
 	if (flags & MK_OPT_THREADS)
 		c->threads = arg_str0(NULL, "threads", "N",
-		    "threads to use (default: all online CPUs)");
+		    "threads to use (default: all usable CPUs)");
 	c->verbose = arg_litn(flags & MK_OPT_NO_SHORT_V ? NULL : "v", "verbose",
 	    0, 3,
 	    "say on stderr which kernel path runs (-vv: each kernel)");

@@ -190,9 +190,10 @@ open_stdout(struct mk_out *o)
  * 156 MB file over the last run's took 64-156 ms (removing the old file
  * first 35-55 ms, then renaming 1-7), one whose blocks fallocate(2) had
  * allocated 6-12 ms (the fallocate 1-3 ms; writing it no slower).
- * So an NPY file's blocks are allocated as each tensor begins, every byte
- * of the file among them (a byte left to delayed allocation would bring
- * the whole file's writing back into the rename).  Only on ext4, where it
+ * So an NPY or NPZ file's blocks are allocated as each tensor (or the
+ * zip directory) begins, every byte of the file among them (a byte left
+ * to delayed allocation would bring the whole file's writing back into
+ * the rename: 4.4 MB of NPZ renamed in 6-8 ms here, NPY in 1.2).  Only on ext4, where it
  * was measured: on tmpfs, for one, it would zero the pages twice.
  */
 #define EXT4_MAGIC	0xEF53
@@ -319,7 +320,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		err(MK_EXIT_DATA, "%s", path);
 	}
 	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
-	o->prealloc = fmt == MK_FMT_NPY && on_ext4(fd);
+	o->prealloc = (fmt == MK_FMT_NPY || fmt == MK_FMT_NPZ) && on_ext4(fd);
 	return o;
 }
 
@@ -352,6 +353,9 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 			errx(MK_EXIT_DATA, "%s: a second tensor named '%s': an "
 			    ".npz holds each name once (tensor-cat --names "
 			    "renames)", o->name, name ? name : idx);
+		if (o->fmt == MK_FMT_NPZ)
+			prealloc(o, mk_npzw_member_size(name ? name : idx, hl +
+			    o->want * mk_dtype_size(dtype)));
 		if (o->fmt == MK_FMT_NPZ && (r = mk_npzw_begin(&o->npz, o->fp,
 		    name ? name : idx, &e)) < 0 && errno == 0)
 			/* a name no member may have, not a write error */
@@ -553,8 +557,11 @@ mk_out_close(struct mk_out *o)
 
 	errno = 0;
 	/* the archive's directory, once every member is in */
-	if (o->fmt == MK_FMT_NPZ && mk_npzw_finish(&o->npz, o->fp, &me) < 0)
-		e = errno ? errno : EIO;
+	if (o->fmt == MK_FMT_NPZ) {
+		prealloc(o, mk_npzw_finish_size(&o->npz));
+		if (mk_npzw_finish(&o->npz, o->fp, &me) < 0)
+			e = errno ? errno : EIO;
+	}
 	if (e == 0 && (fflush(o->fp) != 0 || ferror(o->fp)))
 		e = errno ? errno : EIO;
 	if (o->fp != stdout && !o->held) {

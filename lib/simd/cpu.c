@@ -43,6 +43,7 @@ probe(struct mk_cpu *c)
 	zmm = (xcr0 & 0xe6) == 0xe6;		/* and opmask, ZMM_Hi256, Hi16_ZMM */
 	c->fma = ymm && (cx & (1u << 12));
 	c->f16c = ymm && (cx & (1u << 29));
+	c->pclmul = (cx & (1u << 1)) && (cx & (1u << 19));	/* and SSE4.1 */
 	__cpuid_count(7, 0, a, b, cx, d);
 	c->avx2 = ymm && (b & (1u << 5));
 	c->avx512f = zmm && (b & (1u << 16));
@@ -52,7 +53,7 @@ probe(struct mk_cpu *c)
 	c->avx512fp16 = zmm && (d & (1u << 23));
 	__cpuid_count(7, 1, a, b, cx, d);
 	c->avx512bf16 = zmm && (a & (1u << 5));
-	c->has_avx2 = c->avx2 && c->fma && c->f16c;
+	c->has_avx2 = c->avx2 && c->fma && c->f16c && c->pclmul;
 	c->has_avx512 = c->has_avx2 && c->avx512f && c->avx512bw &&
 	    c->avx512vl && c->avx512dq;
 }

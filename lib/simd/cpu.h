@@ -9,9 +9,10 @@
 
 struct mk_cpu {
 	int	avx2, fma, f16c;		/* with OS YMM support */
+	int	pclmul;			/* PCLMULQDQ and SSE4.1 */
 	int	avx512f, avx512bw, avx512vl, avx512dq;	/* with OS ZMM support */
 	int	avx512bf16, avx512fp16;
-	int	has_avx2;	/* the "avx2" level: AVX2 + FMA + F16C */
+	int	has_avx2;	/* the "avx2" level: AVX2 + FMA + F16C + PCLMUL */
 	int	has_avx512;	/* the "avx512" level: has_avx2 + F/BW/VL/DQ */
 	int	amd;		/* vendor AuthenticAMD (a tuning choice, not a
 				 * feature: kern.h, paged_l2) */

@@ -44,7 +44,9 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 	/* read n bytes as fast as possible; their sum as u64 words */	\
 	X(read_sum, uint64_t, (const void *p, size_t n))		\
 	/* a2a-layout's counting pass over one source rank */		\
-	X(a2a_scan, int64_t, (const struct mk_a2a_scan *s))
+	X(a2a_scan, int64_t, (const struct mk_a2a_scan *s))		\
+	/* zip's CRC-32 of n bytes continuing crc (tensor/crc32.h) */	\
+	X(crc32, uint32_t, (uint32_t crc, const void *p, size_t n))
 
 #define MK_KERN_MEMBER(m, ret, args)	ret (*m) args;
 #define MK_KERN_INDEX(m, ret, args)	MK_KERN_##m,

@@ -8,6 +8,7 @@
 
 #include "simd/kern.h"
 #include "mdec/mdec.h"
+#include "tensor/crc32.h"
 
 static void
 f16_to_f32_avx2(float *dst, const uint16_t *src, size_t n)
@@ -123,4 +124,5 @@ const struct mk_kern mk_kern_avx2 = {
 	.mdec_f32 = mk_mdec_f32_avx2,
 	.mdec_arith = mk_mdec_arith_avx2,
 	.read_sum = mk_read_sum_avx2,
+	.crc32 = mk_crc32_avx2,
 };

@@ -11,6 +11,7 @@
 #include "base/half.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
+#include "tensor/crc32.h"
 
 static void
 f16_to_f32_generic(float *dst, const uint16_t *src, size_t n)
@@ -60,4 +61,5 @@ const struct mk_kern mk_kern_generic = {
 	.mdec_arith = mk_mdec_arith_generic,
 	.read_sum = mk_read_sum_generic,
 	.a2a_scan = mk_a2a_scan_generic,
+	.crc32 = mk_crc32_generic,
 };

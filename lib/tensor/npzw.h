@@ -40,13 +40,18 @@ int	mk_npzw_end(struct mk_npzw *z, FILE *fp, struct mk_err *e);
 /* Write the central directory, and free z.  Returns 0 or -1. */
 int	mk_npzw_finish(struct mk_npzw *z, FILE *fp, struct mk_err *e);
 
+/*
+ * The bytes mk_npzw_begin, n bytes of mk_npzw_data and mk_npzw_end write
+ * for a member named name; the bytes mk_npzw_finish will write.  For
+ * allocating a file's blocks before they are written.
+ */
+size_t	mk_npzw_member_size(const char *name, size_t n);
+size_t	mk_npzw_finish_size(const struct mk_npzw *z);
+
 /* Has a member NAME.npy been started? */
 int	mk_npzw_has(const struct mk_npzw *z, const char *name);
 
 /* Free z without finishing (an abandoned output). */
 void	mk_npzw_free(struct mk_npzw *z);
-
-/* CRC-32 (zip's, IEEE 802.3) of p[0..n) continuing from crc (start: 0). */
-uint32_t	mk_crc32(uint32_t crc, const void *p, size_t n);
 
 #endif

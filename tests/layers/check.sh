@@ -20,8 +20,8 @@ allowed() {
 	esac
 }
 
-# the ISA rows of the kernel table name kernels of the wings (zlib-ng's
-# functable does the same)
+# the ISA rows of the kernel table name kernels of the wings and of
+# tensor/ (crc32), as zlib-ng's functable does
 isa_row() {
 	case $1 in
 	lib/simd/kern_generic.c|lib/simd/kern_avx2.c|lib/simd/kern_avx512.c)
@@ -58,7 +58,8 @@ for f in lib/*/*.c lib/*/*.h; do
 		esac
 		[ "$to" = "$dir" ] && continue
 		case " $ok " in *" $to "*) continue ;; esac
-		if isa_row "$f" && { [ "$to" = mdec ] || [ "$to" = a2a ]; }; then
+		if isa_row "$f" && { [ "$to" = mdec ] || [ "$to" = a2a ] ||
+		    [ "$to" = tensor ]; }; then
 			continue
 		fi
 		echo "$f:$n: includes \"$inc\": lib/$dir/ may include only ${ok:-its own folder}"

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "simd/kern.h"
+#include "tensor/crc32.h"
 #include "tensor/npzw.h"
 #include "util.h"
 
@@ -373,28 +375,42 @@ crc_bits(uint32_t crc, const unsigned char *p, size_t n)
 	return ~crc;
 }
 
-/* mk_crc32 (8 bytes at a time) against it: random bytes, lengths, starts
- * and splits. */
+/*
+ * Every kernel row's CRC-32 against it: fresh random bytes, lengths
+ * (below and far above the 128 bytes where folding starts), alignments,
+ * start values and splits.
+ */
 static void
 crc_random(void)
 {
-	unsigned char buf[4096 + 16];
+	enum { MAX = 1 << 16 };
+	unsigned char *buf;
+	struct mk_kern row;
+	struct rng rng = { test_seed() };
 	size_t i, n, off, cut;
-	int round, bad = 0;
+	uint32_t start, want;
+	int isa, round, bad = 0;
 
-	srand(12345);
-	for (i = 0; i < sizeof(buf); i++)
-		buf[i] = (unsigned char)(rand() >> 7);
-	for (round = 0; round < 400; round++) {
-		off = (size_t)rand() % 16;
-		n = (size_t)rand() % 4096;
-		cut = n ? (size_t)rand() % n : 0;
-		bad += mk_crc32(0, buf + off, n) != crc_bits(0, buf + off, n);
-		bad += mk_crc32(mk_crc32(7, buf + off, cut), buf + off + cut,
-		    n - cut) != crc_bits(crc_bits(7, buf + off, cut), buf +
-		    off + cut, n - cut);
+	CU_ASSERT_FATAL((buf = malloc(MAX + 64)) != NULL);
+	for (i = 0; i < MAX + 64; i++)
+		buf[i] = (unsigned char)(rng_next(&rng) >> 24);
+	for (isa = 0; isa < MK_NISA; isa++) {
+		if (!mk_isa_supported((enum mk_isa)isa))
+			continue;
+		mk_kern_build((enum mk_isa)isa, &row);
+		for (round = 0; round < 300; round++) {
+			off = rng_next(&rng) % 64;
+			n = rng_next(&rng) % (round % 3 ? 1024 : MAX);
+			cut = n ? rng_next(&rng) % n : 0;
+			start = (uint32_t)rng_next(&rng);
+			want = crc_bits(start, buf + off, n);
+			bad += row.crc32(start, buf + off, n) != want;
+			bad += row.crc32(row.crc32(start, buf + off, cut), buf +
+			    off + cut, n - cut) != want;
+		}
 	}
 	CU_ASSERT_EQUAL(bad, 0);
+	free(buf);
 }
 
 static void
