@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,25 +23,33 @@
 
 /*
  * OpenMP threads that wait for work by spinning take the CPU that the
- * next stage of a pipeline, `cat` or other users need: on a 2-CPU VM
- * beside two busy loops, `cat trace | a2a-layout --report -` took 9 to
- * 17 s with libgomp's default wait and 1.2 to 1.9 s with passive
- * waiting, which costs nothing measurable on a quiet machine (see
- * tests/bench/RESULTS.md).  libgomp reads OMP_WAIT_POLICY once, in its
- * constructor, before main, and there is no call that changes it later.
- * An entry of the executable's .preinit_array runs before that
- * constructor, but setenv() there is lost: libc's own initialiser, which
- * runs after it, points environ back at the environment array the
- * kernel built.  So one pointer of that array is lent to
- * "OMP_WAIT_POLICY=passive" for the constructors' time and given back
- * first thing in main (mk_init).  The lent entry is "_" (the shell's
- * last-command variable) where there is one, else the last entry that
- * no start-up code reads.  A user's own OMP_WAIT_POLICY or
- * GOMP_SPINCOUNT is kept, and an empty environment is left alone.
+ * next stage of a pipeline, `cat` or other users need: on the 2-CPU EPYC
+ * VM beside two busy loops, `cat trace | a2a-layout --report -` (500
+ * steps) took 9 to 17 s with libgomp's default wait (300,000 spins),
+ * 11-12 s with 100,000, 3.6-4.9 s with 30,000 and 1.5-1.9 s asleep
+ * (passive); quiet, passive cost nothing there.  On the 16-CPU Xeon
+ * host, quiet, passive made the same trace from a file 1.5x slower (96
+ * against 64 ms: a team of 16 woken for every batch), where 100,000
+ * spins kept it within 5% and its pipe 6% faster than the default.  So:
+ * passive on hosts of fewer than 8 usable CPUs, 100,000 spins on
+ * larger ones (tests/bench/RESULTS.md, "Shared machines").
+ *
+ * libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, in its
+ * constructor, before main, and nothing changes them later.  An entry of
+ * the executable's .preinit_array runs before that constructor, but
+ * setenv() there is lost: libc's own initialiser, which runs after it,
+ * points environ back at the environment array the kernel built.  So
+ * one pointer of that array is lent to our setting for the
+ * constructors' time and given back first thing in main (mk_init).  The
+ * lent entry is "_" (the shell's last-command variable) where there is
+ * one, else the last entry that no start-up code reads.  A user's own
+ * OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept, and an empty environment
+ * is left alone.
  */
 static char passive[] = "OMP_WAIT_POLICY=passive";
+static char short_spin[] = "GOMP_SPINCOUNT=100000";
 static char **lent_env;		/* the array the kernel built */
-static char **lent_slot;	/* the entry lent to passive, if any */
+static char **lent_slot;	/* the entry lent, if any */
 static char *lent_value;	/* what it held */
 
 /* Whether environment entry s may be read before main. */
@@ -59,9 +68,10 @@ read_at_start(const char *s)
 }
 
 static void
-passive_wait(int argc, char **argv, char **envp)
+quiet_wait(int argc, char **argv, char **envp)
 {
 	char **p, **slot = NULL;
+	cpu_set_t set;
 
 	(void)argc;
 	(void)argv;
@@ -82,13 +92,15 @@ passive_wait(int argc, char **argv, char **envp)
 	lent_env = envp;
 	lent_slot = slot;
 	lent_value = *slot;
-	*slot = passive;
+	/* the affinity mask alone: no file is read before libc is ready */
+	*slot = sched_getaffinity(0, sizeof(set), &set) == 0 &&
+	    CPU_COUNT(&set) >= MK_THREADS_HOST_CPUS ? short_spin : passive;
 }
 
 __attribute__((section(".preinit_array"), used))
-static void (*const preinit_wait)(int, char **, char **) = passive_wait;
+static void (*const preinit_wait)(int, char **, char **) = quiet_wait;
 
-/* Give the lent environment entry back (see passive_wait). */
+/* Give the lent environment entry back (see quiet_wait). */
 static void
 give_back_env(void)
 {
@@ -98,6 +110,7 @@ give_back_env(void)
 	if (environ != lent_env) {
 		/* the array was copied meanwhile: mend the copy */
 		(void)unsetenv("OMP_WAIT_POLICY");
+		(void)unsetenv("GOMP_SPINCOUNT");
 		(void)putenv(lent_value);
 	}
 	lent_slot = NULL;
