@@ -58,6 +58,25 @@ add_row(const struct mk_tensor *t, size_t at, size_t n, double *dst)
 	return -1;
 }
 
+/*
+ * A dimension past INT32_MAX (a sparse file can claim one) would wrap
+ * when counted in int: refused before it is.
+ */
+static int
+too_large(const struct mk_tensor *t, const char *name, struct mk_err *e)
+{
+	char sb[128];
+	int i;
+
+	for (i = 0; i < t->ndim; i++)
+		if (t->shape[i] > INT32_MAX)
+			return mk_err_data(e, "%s: loads of shape (%s): a "
+			    "dimension of %lld is past %d", name,
+			    mk_shape_str(sb, sizeof(sb), t->ndim, t->shape),
+			    (long long)t->shape[i], INT32_MAX);
+	return 0;
+}
+
 int
 loads_dense(const struct mk_tensor *t, const char *name, int window,
     int history, struct mk_loads *l, struct mk_err *e)
@@ -70,6 +89,8 @@ loads_dense(const struct mk_tensor *t, const char *name, int window,
 
 	if (mk_dtype_kind(t->dtype) == 0)
 		return mk_err_data(e, "%s: unsupported dtype", name);
+	if (too_large(t, name, e) < 0)
+		return -1;
 	switch (t->ndim) {
 	case 1: L = 1; E = (int)t->shape[0]; break;
 	case 2: L = (int)t->shape[0]; E = (int)t->shape[1]; break;
@@ -257,6 +278,8 @@ in_place(const struct mk_tensor *t, const char *name, int skip,
 	memset(l, 0, sizeof(*l));
 	if (t->ndim != 3 || mk_dtype_kind(t->dtype) == 0 || is_long_form(t))
 		return mk_err_data(e, "%s: not a [T, L, E] load log", name);
+	if (too_large(t, name, e) < 0)
+		return -1;
 	T = (int)t->shape[0];
 	L = (int)t->shape[1];
 	E = (int)t->shape[2];

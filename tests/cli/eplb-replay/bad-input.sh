@@ -21,4 +21,11 @@ fails 1 eplb-replay -r 288 -G 32 --window 40 dump.json
 fails 1 eplb-replay -r 288 -G 32 --window 40 missing.npy
 printf '1,2\n3,4\n' > flat.csv
 fails 1 eplb-replay -r 2 -G 1 --window 1 flat.csv
+# a sparse file claiming 2^31 + 1 experts: refused before any int wraps
+hdr="{'descr': '|i1', 'fortran_order': False, 'shape': (1, 1, 2147483649), }"
+{ printf '\223NUMPY\001\000\166\000%s' "$hdr"
+  printf '%*s\n' $((117 - ${#hdr})) ''; } > huge.npy
+truncate -s $((128 + 2147483649)) huge.npy
+fails 1 eplb-replay -r 80 -G 8 huge.npy
+rm -f huge.npy
 only_files dump.json flat.csv log.npy mixtral.jsonl
