@@ -5,6 +5,7 @@
  * dims) against the machine's read bandwidth.
  */
 #include <err.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,19 +33,22 @@ struct opts {
 struct args {
 	struct arg_file	*q, *k, *v, *m, *file, *table, *lens, *plot;
 	struct arg_str	*kvh, *valid, *scale, *dtype, *odt, *bsz, *qh, *maxlen,
-			*dim, *dens, *isa, *threads, *reps, *seed, *layout, *bsize;
+			*dim, *dens, *isa, *threads, *reps, *seed, *layout, *bsize,
+			*kscale, *vscale;
 	struct arg_lit	*bench, *bkern;
 };
 
-static const char *const dtypes[] = { "f16", "bf16", "f32" };
-static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32 };
+static const char *const dtypes[] = { "f16", "bf16", "f32", "fp8_e4m3",
+    "fp8_e5m2" };
+static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32, -1, -1 };
 static const char *const layouts[] = { "bhmd", "bmhd", "paged" };	/* as
 					 * enum mk_mdec_layout */
 
 static const struct mk_usage usage = {
 	"[-q FILE -k FILE -v FILE [-m FILE]] [--kv-layout bhmd|bmhd|paged] "
 	    "[--block-table FILE [--seq-lens FILE]] [--kv-heads KH] "
-	    "[--valid-length V] [--scale S] [--dtype f16|bf16|f32] "
+	    "[--valid-length V] [--scale S] "
+	    "[--dtype f16|bf16|f32|fp8_e4m3|fp8_e5m2 [--k-scale S] [--v-scale S]] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
 	    "       mdecode --bench [--plot FILE.svg]|--bench-kernel [--bsz LIST] "
@@ -85,8 +89,13 @@ make_args(struct args *a)
 	    "that take part (default all; bench max/2)");
 	a->scale = arg_str0(NULL, "scale", "S", "score scale (default "
 	    "D^-0.5)");
-	a->dtype = arg_str0(NULL, "dtype", "f16|bf16|f32", "k/v dtype (bf16: "
-	    "u16 inputs hold bf16 bits; bench default f16)");
+	a->dtype = arg_str0(NULL, "dtype", "f16|bf16|f32|fp8_e4m3|fp8_e5m2",
+	    "k/v dtype (bf16: u16 inputs hold bf16 bits; fp8: u8 inputs hold "
+	    "FP8 bytes; bench default f16)");
+	a->kscale = arg_str0(NULL, "k-scale", "S", "fp8: k's per-tensor "
+	    "scale, real = fp8 x S (default 1)");
+	a->vscale = arg_str0(NULL, "v-scale", "S", "fp8: v's per-tensor "
+	    "scale (default 1)");
 	a->odt = arg_str0(NULL, "out-dtype", "f16|bf16|f32", "dtype of out "
 	    "(default q's)");
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
@@ -157,10 +166,30 @@ bench_args(const struct args *a, struct opts *o)
 	b->bs = (int)mk_arg_int(a->bsize, 1, 1 << 20, 16, "--block-size");
 }
 
+/* --k-scale or --v-scale: finite and positive, for an FP8 cache only. */
+static double
+scale_arg(const struct arg_str *a, const char *opt, int fp8)
+{
+	double v;
+
+	if (!a->count)
+		return 1;
+	if (fp8 == MK_FP8_NONE)
+		mk_usage_error("%s scales an FP8 cache: give --dtype fp8_e4m3 "
+		    "or fp8_e5m2", opt);
+	v = mk_opt_double(a->sval[0], opt);
+	if (!(v > 0) || isinf(v))
+		mk_usage_error("%s %s: a scale is finite and positive", opt,
+		    a->sval[0]);
+	return v;
+}
+
 /* Options that change how the inputs are read. */
 static void
 input_args(const struct args *a, struct opts *o)
 {
+	int d;
+
 	o->in.layout = a->layout->count && !o->bench ? mk_arg_choice(a->layout,
 	    layouts, 3, 0, "--kv-layout") : -1;
 	o->in.kv_heads = (int)mk_arg_int(a->kvh, 1, INT32_MAX, 0, "--kv-heads");
@@ -168,9 +197,13 @@ input_args(const struct args *a, struct opts *o)
 	o->in.has_scale = a->scale->count > 0;
 	o->in.scale = a->scale->count ? mk_opt_double(a->scale->sval[0],
 	    "--scale") : 0;
-	o->in.dtype = a->dtype->count ? dtype_of[mk_arg_choice(a->dtype,
-	    dtypes, 3, 0, "--dtype")] : -1;
+	d = a->dtype->count ? mk_arg_choice(a->dtype, dtypes, 5, 0,
+	    "--dtype") : -1;
+	o->in.dtype = d >= 0 ? dtype_of[d] : -1;
 	o->in.bf16 = o->in.dtype == MK_BF16;
+	o->in.fp8 = d == 3 ? MK_FP8_E4M3 : d == 4 ? MK_FP8_E5M2 : MK_FP8_NONE;
+	o->in.kscale = scale_arg(a->kscale, "--k-scale", o->in.fp8);
+	o->in.vscale = scale_arg(a->vscale, "--v-scale", o->in.fp8);
 	o->out_dtype = a->odt->count ? dtype_of[mk_arg_choice(a->odt, dtypes,
 	    3, 0, "--out-dtype")] : -1;
 }
@@ -199,6 +232,9 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	if (a->lens->count && !a->table->count)
 		mk_usage_error("--seq-lens needs --block-table (the lengths of "
 		    "a paged cache's sequences)");
+	if (o->bench && o->in.fp8 != MK_FP8_NONE)
+		mk_usage_error("--bench times f16, bf16 and f32 caches: an FP8 "
+		    "cache is widened to f16 before the kernels (mdecode(1))");
 	if (o->bench && (a->odt->count || a->scale->count ||
 	    c->emit->count || c->format->count))
 		mk_usage_error("--bench writes a CSV table: --out-dtype, "
@@ -238,8 +274,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	    MK_OPT_NO_SHORT_V);
 	make_args(&a);
 	void *argtable[] = { a.q, a.k, a.v, a.m, a.layout, a.table, a.lens,
-	    a.kvh, a.valid, a.scale,
-	    a.dtype, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
+	    a.kvh, a.valid, a.scale, a.dtype, a.kscale, a.vscale, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
 	    a.plot, a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize,
 	    a.isa,
 	    a.reps,

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "base/errmsg.h"
+#include "base/fp8.h"
 #include "tensor/tensor.h"
 
 struct mk_kern;
@@ -164,6 +165,10 @@ struct mk_mdec_in {
 	double		 scale;		/* --scale */
 	int		 bf16;		/* u16 tensors hold bf16 bits */
 	int		 dtype;		/* --dtype k and v must have, or -1 */
+	int		 fp8;		/* enum mk_fp8: k and v are u8 (or i8)
+					 * bytes of this FP8 format */
+	double		 kscale, vscale;	/* --k-scale, --v-scale: real =
+					 * fp8 value x scale (0: 1) */
 };
 
 /*
@@ -198,6 +203,7 @@ struct mk_mdec_io {
 	float		*lse;		/* [B][QH] */
 	float		*out;		/* [B][QH][D] f32 */
 	int		 out_dtype;	/* of odata */
+	double		 vscale;	/* out multiplied by it (FP8's scale) */
 	void		*odata;		/* out in out_dtype (out or half) */
 	uint16_t	*half;		/* out as f16 or bf16 bits */
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fp8.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
 #include "tensor/stream.h"
@@ -173,6 +174,36 @@ read_files(struct mk_mdec_io *io, const char *const path[MK_MDEC_NIN],
 	return 0;
 }
 
+/*
+ * An FP8 cache (k or v as u8 or i8 bytes) into f16, which holds every FP8
+ * value exactly, so that the f16 kernels of every path compute with it.
+ * Costs a pass over the cache and its f16 copy: no faster than f16 yet.
+ */
+static int
+fp8_to_f16(struct mk_tensor *t, const char *name, int fmt, struct mk_err *e)
+{
+	struct mk_tensor h;
+	int64_t i, n, chunk = 1 << 20;
+
+	if (t->dtype != MK_U8 && t->dtype != MK_I8)
+		return mk_err_data(e, "%s: dtype %s: an FP8 cache (--dtype "
+		    "%s) is given as its bytes, u8 or i8 (torch: "
+		    ".view(torch.uint8))", name, mk_dtype_name(t->dtype),
+		    fmt == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3");
+	mk_tensor_init(&h);
+	if (mk_tensor_alloc(&h, MK_F16, t->ndim, t->shape, e) < 0)
+		return -1;
+	n = (int64_t)t->nelem;
+#pragma omp parallel for schedule(static)
+	for (i = 0; i < n; i += chunk)
+		mk_fp8_to_f16((uint16_t *)h.data + i, (const uint8_t *)t->data +
+		    i, (size_t)(n - i < chunk ? n - i : chunk),
+		    (enum mk_fp8)fmt);
+	mk_tensor_free(t);
+	*t = h;
+	return 0;
+}
+
 int
 mk_mdec_load(struct mk_mdec_io *io, const char *file,
     const char *const path[MK_MDEC_NIN], const struct mk_mdec_in *in,
@@ -180,6 +211,7 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 {
 	const struct mk_tensor *tp[MK_MDEC_NIN];
 	const char *np[MK_MDEC_NIN];
+	struct mk_mdec_in in16;
 	int i;
 
 	memset(io, 0, sizeof(*io));
@@ -194,14 +226,27 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 		    path[i] != NULL) ? &io->t[i] : NULL;
 		np[i] = io->name[i];
 	}
-	return mk_mdec_setup(&io->p, tp, np, in, e);
+	io->vscale = 1;
+	if (in->fp8 == MK_FP8_NONE)
+		return mk_mdec_setup(&io->p, tp, np, in, e);
+	for (i = 1; i < 3; i++)
+		if (fp8_to_f16(&io->t[i], io->name[i], in->fp8, e) < 0)
+			return -1;
+	in16 = *in;
+	in16.dtype = MK_F16;
+	if (mk_mdec_setup(&io->p, tp, np, &in16, e) < 0)
+		return -1;
+	/* real K = bytes x k_scale: the scores scale by it, out by v's */
+	io->p.scale *= in->kscale > 0 ? in->kscale : 1;
+	io->vscale = in->vscale > 0 ? in->vscale : 1;
+	return 0;
 }
 
 int
 mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
     struct mk_err *e)
 {
-	size_t bh = (size_t)io->p.B * (size_t)io->p.QH, n;
+	size_t bh = (size_t)io->p.B * (size_t)io->p.QH, n, j;
 	int i;
 
 	n = bh * (size_t)io->p.D;
@@ -222,6 +267,8 @@ mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
 		return mk_err_data(e, "out of memory for the outputs");
 	if (mk_mdec_run(&io->p, NULL, threads, io->lse, io->out, e) < 0)
 		return -1;
+	for (j = 0; io->vscale != 1 && j < n; j++)
+		io->out[j] *= (float)io->vscale;
 	io->out_dtype = out_dtype >= 0 ? out_dtype : io->p.qdtype;
 	if (io->out_dtype == MK_F32) {
 		io->odata = io->out;

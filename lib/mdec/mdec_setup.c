@@ -35,6 +35,10 @@ bad_dtype(struct mk_err *e, const char *name, const struct mk_tensor *t,
 	if (t->dtype == MK_U16 && !in->bf16)
 		return mk_err_data(e, "%s: dtype u16: give --dtype bf16 if it "
 		    "holds bf16 bits (f16, bf16 and f32 are read)", name);
+	if ((t->dtype == MK_U8 || t->dtype == MK_I8) && in->fp8 == MK_FP8_NONE)
+		return mk_err_data(e, "%s: dtype %s: give --dtype fp8_e4m3 or "
+		    "fp8_e5m2 if it holds an FP8 cache's bytes (f16, bf16 and "
+		    "f32 are read)", name, mk_dtype_name(t->dtype));
 	return mk_err_data(e, "%s: dtype %s: q, k and v must be f16, bf16 "
 	    "or f32", name, mk_dtype_name(t->dtype));
 }

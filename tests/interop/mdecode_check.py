@@ -4,7 +4,8 @@ from the formula, not from moekit's C.  Fresh random problems each run (the seed
 on failure): both layouts (KV cache with --valid-length, flat buffers with
 --kv-heads sliced as mdecode(1) says; [B, M, KH, D] with
 --kv-layout bmhd; a paged cache with a block table and lengths), GQA groups 1-8, odd V and D,
-f16 / bf16 / f32, fully masked rows, V = 1, no mask, every kernel path
+f16 / bf16 / f32, FP8 E4M3 and E5M2 caches with scales (every byte's value
+against OCP's definition), fully masked rows, V = 1, no mask, every kernel path
 this CPU has (MOEKIT_ISA) and 1-3 threads.  Tolerances of mdecode(1): f16 and
 outputs |x - ref| <= 1e-3 + 1e-3 |ref| (the check of the torch code mdecode replaces), bf16 the
 same plus bf16's own rounding (2^-8 |ref|), f32 outputs and lse 1e-5
@@ -251,6 +252,98 @@ for isa in isas:
         layouts(1 + n % 3, KH * [1, 4, 3][n % 3] + 0, KH, [64, 128, 40][n % 3],
                 M, dt, bs, [0.0, 0.5, 0.3][n % 3], isa=isa, threads=1 + n % 3)
         n += 1
+
+def fp8_value(b, fmt):
+    """The value of FP8 bytes, from OCP's definition: E4M3FN (bias 7, NaN
+    at 0x7f/0xff, no infinities) or E5M2 (bias 15, IEEE-like)."""
+    b = b.astype(np.int64)
+    s = np.where(b & 0x80, -1.0, 1.0)
+    if fmt == "fp8_e4m3":
+        e, m = (b >> 3) & 15, (b & 7) / 8.0
+        v = np.where(e == 0, m * 2.0 ** -6, (1 + m) * 2.0 ** (e - 7.0))
+        return s * np.where((e == 15) & (b & 7 == 7), np.nan, v)
+    e, m = (b >> 2) & 31, (b & 3) / 4.0
+    v = np.where(e == 0, m * 2.0 ** -14, (1 + m) * 2.0 ** (e - 15.0))
+    return s * np.where(e == 31, np.where(b & 3 == 0, np.inf, np.nan), v)
+
+
+def fp8_bytes(fmt, shape):
+    """Random bytes of every finite value up to about 2^6 (NaN and infinity
+    left out: they make every output of their row NaN)."""
+    b = rng.integers(0, 256, shape).astype(np.uint8)
+    big = (b & 0x7f) >= (0x68 if fmt == "fp8_e4m3" else 0x54)
+    b[big] = rng.integers(0, 0x30, big.sum()).astype(np.uint8)
+    return b
+
+
+def fp8_case(fmt, B, QH, KH, D, V, M, density, isa, threads, paged_bs=None):
+    """An FP8 cache (u8 bytes) with vLLM's per-tensor scales against the
+    float64 evaluation of its dequantised values."""
+    import tempfile
+    q = make("f16", (B, QH, 1, D))
+    k, v = fp8_bytes(fmt, (B, KH, M, D)), fp8_bytes(fmt, (B, KH, M, D))
+    if rng.random() < 0.5:
+        k = k.view(np.int8)     # torch's .view(torch.int8) bytes too
+    mask = rng.random((B, KH, M)) < density
+    ks, vs = float(rng.uniform(0.01, 2)), float(rng.uniform(0.01, 2))
+    lse, out = reference(q, fp8_value(k.view(np.uint8), fmt) * ks,
+                         fp8_value(v, fmt) * vs, mask, V, KH, False, "f32",
+                         D ** -0.5)
+    args = ["--dtype", fmt, "--k-scale", repr(ks), "--v-scale", repr(vs),
+            "--out-dtype", "f32", "--threads", str(threads),
+            "--valid-length", str(V)]
+    env = dict(os.environ, MOEKIT_ISA=isa)
+    what = "%s B%d QH%d KH%d D%d V%d M%d isa %s" % (fmt, B, QH, KH, D, V, M, isa)
+    if paged_bs is None:
+        glse, gout = run(args, stream(q, k, v, mask), env)
+    else:
+        # the same rows as a paged pool, blocks in order, one table row each
+        bs = paged_bs
+        tw = (M + bs - 1) // bs
+        pad = tw * bs - M
+        def pool(x):
+            x = np.concatenate([x, np.zeros((B, KH, pad, D), x.dtype)], 2)
+            return x.reshape(B, KH, tw, bs, D).transpose(0, 2, 3, 1, 4).reshape(B * tw, bs, KH, D).copy()
+        table = np.arange(B * tw, dtype=np.int32).reshape(B, tw)
+        with tempfile.TemporaryDirectory() as d:
+            np.save(os.path.join(d, "t.npy"), table)
+            glse, gout = run(args + ["--block-table", os.path.join(d, "t.npy")],
+                             stream(q, pool(k), pool(v), mask), env)
+        what += " paged bs %d" % bs
+    close(what + " lse", glse, lse, "f32")
+    close(what + " out", gout, out, "f32")
+
+
+n = 0
+for isa in isas:
+    for fmt in ("fp8_e4m3", "fp8_e5m2"):
+        M = int(rng.integers(1, 500))
+        KH = [1, 2, 4][n % 3]
+        fp8_case(fmt, 1 + n % 2, KH * [4, 1, 8][n % 3], KH, [128, 64, 72][n % 3],
+                 int(rng.integers(1, M + 1)), M, [0.0, 0.5, 0.2][n % 3], isa,
+                 1 + n % 2, paged_bs=[None, 16, 5][n % 3])
+        n += 1
+# every byte, one a sequence of one position (q = 1, D = 1): as v, out
+# is its value (a softmax of one; NaN stays NaN); as k, lse is its value
+for fmt in ("fp8_e4m3", "fp8_e5m2"):
+    b = np.arange(256, dtype=np.uint8).reshape(256, 1, 1, 1)
+    q = np.ones((256, 1, 1, 1), np.float32)
+    zero = np.zeros_like(b)
+    want = fp8_value(b.reshape(-1), fmt)
+    fin = np.isfinite(want)
+    args = ["--dtype", fmt, "--out-dtype", "f32", "--kv-layout", "bhmd"]
+    _, gout = run(args, stream(q, zero, b))
+    got = gout.reshape(-1).astype(np.float64)
+    if (not np.array_equal(got[fin], want[fin]) or
+            not np.all(np.isnan(got[np.isnan(want)]))):
+        i = np.argmax(~((got == want) | (np.isnan(got) & np.isnan(want))))
+        fail("%s v byte 0x%02x: out %r, want %r" % (fmt, i, got[i], want[i]))
+    glse, _ = run(args, stream(q, b, zero))
+    gl = glse.reshape(-1).astype(np.float64)
+    if np.any(np.abs(gl[fin] - want[fin]) > 1e-6 * np.abs(want[fin])):
+        i = np.argmax(np.abs(gl - want) > 1e-6 * np.abs(want))
+        fail("%s k byte 0x%02x: lse %r, want %r" % (fmt, i, gl[i], want[i]))
+    checks += 2
 
 # CSV output reads back with np.loadtxt and matches the NPY output
 q = make("f32", (1, 4, 1, 16)); k = make("f32", (1, 2, 50, 16)); v = make("f32", (1, 2, 50, 16))

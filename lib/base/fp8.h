@@ -1,0 +1,23 @@
+/*
+ * fp8.h - OCP 8-bit floats as KV caches hold them (vLLM's
+ * --kv-cache-dtype fp8_e4m3 | fp8_e5m2): E4M3FN (torch.float8_e4m3fn:
+ * bias 7, no infinities, NaN at 0x7f and 0xff, largest 448) and E5M2
+ * (bias 15, IEEE-like: the top byte of an f16).  Every value of both
+ * is exactly an f16.
+ */
+#ifndef MK_FP8_H
+#define MK_FP8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum mk_fp8 { MK_FP8_NONE, MK_FP8_E4M3, MK_FP8_E5M2 };
+
+/* The value of byte b (NaN, +-inf where the format has them). */
+double	mk_fp8_value(uint8_t b, enum mk_fp8 fmt);
+
+/* n bytes of format fmt as f16 bits, exactly. */
+void	mk_fp8_to_f16(uint16_t *dst, const uint8_t *src, size_t n,
+	    enum mk_fp8 fmt);
+
+#endif
