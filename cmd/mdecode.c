@@ -359,14 +359,14 @@ decode(const struct opts *o)
 	    MK_FMT_NPY);
 	shape[0] = io.p.B;
 	shape[1] = io.p.QH;
-	shape[2] = 1;
+	shape[2] = io.p.Q > 1 ? io.p.Q : 1;
 	shape[3] = io.p.D;
 	for (i = 0; i < nsel; i++) {
 		mk_out_begin(w, onames[order[i]], order[i] ? (enum mk_dtype)
 		    io.out_dtype : MK_F32, order[i] ? 4 : 3, shape);
 		mk_out_data(w, order[i] ? io.odata : (const void *)io.lse,
-		    (size_t)io.p.B * (size_t)io.p.QH * (order[i] ?
-		    (size_t)io.p.D : 1));
+		    (size_t)io.p.B * (size_t)io.p.QH * (size_t)shape[2] *
+		    (order[i] ? (size_t)io.p.D : 1));
 		mk_out_end(w);
 	}
 	mk_out_close(w);

@@ -616,10 +616,64 @@ mk_mdec_team(int threads)
 	}
 }
 
+/*
+ * Q query tokens a sequence: token i is the sequence's position len - Q
+ * + i and sees the positions up to it, the mask as for one token.  Each
+ * token is a run of its own over the cache with those lengths, so the
+ * answers are those of Q single-token runs; K and V are read Q times (a
+ * walk that reads them once for all Q tokens is not written yet).
+ */
+static int
+run_tokens(const struct mk_mdec *p, const struct mk_kern *k, int threads,
+    float *lse, float *out, struct mk_err *e)
+{
+	const size_t bh = (size_t)p->B * (size_t)p->QH, D = (size_t)p->D;
+	const size_t Q = (size_t)p->Q;
+	struct mk_mdec one = *p;
+	float *q1, *lse1, *out1;
+	int64_t *lens;
+	size_t i, r;
+	int b, rc = 0;
+
+	q1 = malloc(bh * D * sizeof(float));
+	lse1 = malloc(bh * sizeof(float));
+	out1 = malloc(bh * D * sizeof(float));
+	lens = malloc((size_t)p->B * sizeof(int64_t));
+	if (q1 == NULL || lse1 == NULL || out1 == NULL || lens == NULL)
+		rc = mk_err_data(e, "out of memory for %zu query tokens", Q);
+	one.Q = 1;
+	one.q = q1;
+	one.lens = lens;
+	for (i = 0; i < Q && rc == 0; i++) {
+		one.V = 0;
+		for (b = 0; b < p->B; b++) {
+			lens[b] = mk_mdec_len(p, b) - (int64_t)(Q - 1 - i);
+			one.V = lens[b] > one.V ? lens[b] : one.V;
+		}
+		for (r = 0; r < bh; r++)
+			memcpy(q1 + r * D, p->q + (r * Q + i) * D,
+			    D * sizeof(float));
+		if ((rc = run(&one, k, threads, NULL, lse1, out1, e)) < 0)
+			break;
+		for (r = 0; r < bh; r++) {
+			lse[r * Q + i] = lse1[r];
+			memcpy(out + (r * Q + i) * D, out1 + r * D,
+			    D * sizeof(float));
+		}
+	}
+	free(q1);
+	free(lse1);
+	free(out1);
+	free(lens);
+	return rc;
+}
+
 int
 mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
     float *lse, float *out, struct mk_err *e)
 {
+	if (p->Q > 1)
+		return run_tokens(p, k, threads, lse, out, e);
 	return run(p, k, threads, NULL, lse, out, e);
 }
 

@@ -114,7 +114,7 @@ struct mk_mdec {
 					 * sequence, or NULL: V */
 	int		 dtype;		/* MK_F16, MK_BF16 or MK_F32 (k, v) */
 	double		 scale;
-	const float	*q;		/* [B][QH][D] f32 */
+	const float	*q;		/* [B][QH][Q][D] f32 */
 	int		 layout;	/* enum mk_mdec_layout */
 	const void	*k, *v;		/* element d of (b, kh, p) at
 					 * mk_mdec_elem(p, b, kh, p) + d */
@@ -127,7 +127,15 @@ struct mk_mdec {
 					 * nonzero = masked; or NULL */
 	int64_t		 mrow;		/* positions between rows of mask */
 	int		 qdtype;	/* q's dtype as read (for the output) */
+	int		 Q;		/* query tokens a sequence, 1 to
+					 * MK_MDEC_MAX_Q (0: 1); q is then
+					 * [B][QH][Q][D], and token i is the
+					 * sequence's position len - Q + i,
+					 * seeing the positions up to it */
 };
+
+/* Query tokens a sequence (speculative and multi-token decode). */
+#define MK_MDEC_MAX_Q	16
 
 /*
  * Map the pages of a file-backed buffer in, threads slices at once
@@ -200,8 +208,8 @@ struct mk_mdec_io {
 	char		 name[MK_MDEC_NIN][300];	/* how messages name each */
 	int		 has_mask;
 	struct mk_mdec	 p;		/* points into t (q: converted) */
-	float		*lse;		/* [B][QH] */
-	float		*out;		/* [B][QH][D] f32 */
+	float		*lse;		/* [B][QH][Q] */
+	float		*out;		/* [B][QH][Q][D] f32 */
 	int		 out_dtype;	/* of odata */
 	double		 vscale;	/* out multiplied by it (FP8's scale) */
 	void		*odata;		/* out in out_dtype (out or half) */
@@ -241,7 +249,7 @@ void	mk_mdec_team(int threads);
 /*
  * Run the problem on `threads` OpenMP threads with the kernels of table k
  * (NULL: the selected one):
- * lse [B][QH] and out [B][QH][D] (f32).  Returns 0, or -1 with e filled if
+ * lse [B][QH][Q] and out [B][QH][Q][D] (f32).  Returns 0, or -1 with e filled if
  * memory ran out.
  */
 int	mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k,

@@ -246,7 +246,8 @@ int
 mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
     struct mk_err *e)
 {
-	size_t bh = (size_t)io->p.B * (size_t)io->p.QH, n, j;
+	size_t bh = (size_t)io->p.B * (size_t)io->p.QH * (size_t)(io->p.Q > 1 ?
+	    io->p.Q : 1), n, j;
 	int i;
 
 	n = bh * (size_t)io->p.D;

@@ -49,20 +49,20 @@ shape(char *buf, size_t n, const struct mk_tensor *t)
 	return mk_shape_str(buf, n, t->ndim, t->shape);
 }
 
-/* q [B, QH, 1, D] or [B, QH, D]: B, QH and D. */
+/* q [B, QH, Q, D] or [B, QH, D]: B, QH, Q and D. */
 static int
 check_q(const struct mk_tensor *q, const char *name, struct mk_mdec *p,
     struct mk_err *e)
 {
 	char sh[128];
 
-	if (q->ndim == 4 && q->shape[2] != 1)
-		return mk_err_data(e, "%s: q has shape %s: one query token per "
-		    "sequence is decoded (dimension 2 must be 1)", name,
-		    shape(sh, sizeof(sh), q));
+	if (q->ndim == 4 && (q->shape[2] < 1 || q->shape[2] > MK_MDEC_MAX_Q))
+		return mk_err_data(e, "%s: q has shape %s: 1 to %d query "
+		    "tokens a sequence (dimension 2)", name,
+		    shape(sh, sizeof(sh), q), MK_MDEC_MAX_Q);
 	if (q->ndim != 3 && q->ndim != 4)
 		return mk_err_data(e, "%s: q has shape %s: expected "
-		    "[B, QH, 1, D] or [B, QH, D]", name,
+		    "[B, QH, Q, D] or [B, QH, D]", name,
 		    shape(sh, sizeof(sh), q));
 	if (q->shape[0] < 1 || q->shape[1] < 1 || q->shape[q->ndim - 1] < 1)
 		return mk_err_data(e, "%s: q has shape %s: B, QH and D must be "
@@ -74,7 +74,23 @@ check_q(const struct mk_tensor *q, const char *name, struct mk_mdec *p,
 		    shape(sh, sizeof(sh), q), INT32_MAX);
 	p->B = (int)q->shape[0];
 	p->QH = (int)q->shape[1];
+	p->Q = q->ndim == 4 ? (int)q->shape[2] : 1;
 	p->D = (int)q->shape[q->ndim - 1];
+	return 0;
+}
+
+/* Every sequence holds its Q new tokens among its valid positions. */
+static int
+check_tokens(const struct mk_mdec *p, const char *name, struct mk_err *e)
+{
+	int b;
+
+	for (b = 0; b < p->B && p->Q > 1; b++)
+		if (mk_mdec_len(p, b) < p->Q)
+			return mk_err_data(e, "%s: %d query tokens, but sequence "
+			    "%d has %lld valid positions: the tokens are the "
+			    "last %d of them (--valid-length, --seq-lens)",
+			    name, p->Q, b, (long long)mk_mdec_len(p, b), p->Q);
 	return 0;
 }
 
@@ -416,12 +432,14 @@ mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[MK_MDEC_NIN],
 		return mk_err_data(e, "%s: q has %d heads, not a multiple of "
 		    "the %d kv heads (grouped-query attention needs QH %% KH "
 		    "== 0)", name[0], p->QH, p->KH);
+	if (check_tokens(p, name[0], e) < 0)
+		return -1;
 	p->dtype = kd;
 	p->scale = in->has_scale ? in->scale : 1.0 / sqrt((double)p->D);
 	p->k = k->data;
 	p->v = v->data;
 	p->mask = m != NULL ? m->data : NULL;
-	n = (size_t)p->B * (size_t)p->QH * (size_t)p->D;
+	n = (size_t)p->B * (size_t)p->QH * (size_t)p->Q * (size_t)p->D;
 	if ((qf = malloc(n * sizeof(float))) == NULL)
 		return mk_err_data(e, "out of memory for q");
 	switch (qd) {

@@ -323,6 +323,65 @@ for isa in isas:
                  int(rng.integers(1, M + 1)), M, [0.0, 0.5, 0.2][n % 3], isa,
                  1 + n % 2, paged_bs=[None, 16, 5][n % 3])
         n += 1
+def tokens_case(B, QH, KH, Q, D, M, dt, isa, paged_bs=None):
+    """Q query tokens a sequence: token i is position len - Q + i and sees
+    the positions up to it; against the float64 formula, and equal to Q
+    single-token runs with those lengths."""
+    import tempfile
+    q = make(dt, (B, QH, Q, D))
+    k, v = make(dt, (B, KH, M, D)), make(dt, (B, KH, M, D))
+    mask = rng.random((B, KH, M)) < 0.3
+    lens = rng.integers(Q, M + 1, B).astype(np.int64)
+    env = dict(os.environ, MOEKIT_ISA=isa)
+    base = ["--threads", "2", "--out-dtype", "f32"] + (["--dtype", "bf16"] if dt == "bf16" else [])
+    what = "Q%d B%d QH%d KH%d D%d M%d %s isa %s" % (Q, B, QH, KH, D, M, dt, isa)
+    with tempfile.TemporaryDirectory() as d:
+        def go(qq, ll):
+            if paged_bs is None:
+                # one length for all: the cache form takes --valid-length
+                return run(base + ["--kv-layout", "bhmd", "--valid-length", str(int(ll[0]))],
+                           stream(qq, k, v, mask), env)
+            bs = paged_bs
+            tw = (M + bs - 1) // bs
+            pad = tw * bs - M
+            def pool(x):
+                x = np.concatenate([x, np.zeros((B, KH, pad, D), x.dtype)], 2)
+                return x.reshape(B, KH, tw, bs, D).transpose(0, 2, 3, 1, 4).reshape(B * tw, bs, KH, D).copy()
+            np.save(os.path.join(d, "t.npy"), np.arange(B * tw, dtype=np.int32).reshape(B, tw))
+            np.save(os.path.join(d, "l.npy"), ll)
+            return run(base + ["--block-table", os.path.join(d, "t.npy"),
+                               "--seq-lens", os.path.join(d, "l.npy")],
+                       stream(qq, pool(k), pool(v), mask), env)
+        if paged_bs is None:
+            lens[:] = lens[0]
+        glse, gout = go(q, lens)
+        for i in range(Q):
+            li = lens - (Q - 1 - i)
+            lmask = mask | (np.arange(M)[None, None, :] >= li[:, None, None])
+            lse, out = reference(q[:, :, i:i + 1], k, v, lmask, M, KH, False, dt, D ** -0.5)
+            close("%s token %d lse" % (what, i), glse[:, :, i:i + 1], lse, "f32")
+            close("%s token %d out" % (what, i), gout[:, :, i:i + 1], out, "f32")
+            l1, o1 = go(q[:, :, i:i + 1].copy(), li)
+            if not (np.array_equal(l1, glse[:, :, i:i + 1]) and
+                    np.array_equal(o1, gout[:, :, i:i + 1])):
+                fail("%s token %d: not the single-token run's answer" % (what, i))
+            checks_add(1)
+
+
+def checks_add(n):
+    global checks
+    checks += n
+
+
+n = 0
+for isa in isas:
+    for Q in (2, 4, 8, 16):
+        KH = [1, 2, 4][n % 3]
+        tokens_case(1 + n % 3, KH * [4, 2, 8][n % 3], KH, Q, [64, 128, 40][n % 3],
+                    int(rng.integers(Q, 400)), ["f16", "bf16", "f32"][n % 3], isa,
+                    paged_bs=[None, 16][n % 2])
+        n += 1
+
 # every byte, one a sequence of one position (q = 1, D = 1): as v, out
 # is its value (a softmax of one; NaN stays NaN); as k, lse is its value
 for fmt in ("fp8_e4m3", "fp8_e5m2"):
