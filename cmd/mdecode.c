@@ -34,7 +34,7 @@ struct args {
 	struct arg_file	*q, *k, *v, *m, *file, *table, *lens, *plot;
 	struct arg_str	*kvh, *valid, *scale, *dtype, *odt, *bsz, *qh, *maxlen,
 			*dim, *dens, *isa, *threads, *reps, *seed, *layout, *bsize,
-			*kscale, *vscale;
+			*kscale, *vscale, *vdim;
 	struct arg_lit	*bench, *bkern;
 };
 
@@ -49,6 +49,7 @@ static const struct mk_usage usage = {
 	    "[--block-table FILE [--seq-lens FILE]] [--kv-heads KH] "
 	    "[--valid-length V] [--scale S] "
 	    "[--dtype f16|bf16|f32|fp8_e4m3|fp8_e5m2 [--k-scale S] [--v-scale S]] "
+	    "[--v-dim DV] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
 	    "[--threads N] [--verbose] [-hV] [FILE]\n"
 	    "       mdecode --bench [--plot FILE.svg]|--bench-kernel [--bsz LIST] "
@@ -96,6 +97,8 @@ make_args(struct args *a)
 	    "scale, real = fp8 x S (default 1)");
 	a->vscale = arg_str0(NULL, "v-scale", "S", "fp8: v's per-tensor "
 	    "scale (default 1)");
+	a->vdim = arg_str0(NULL, "v-dim", "DV", "MLA: no v; V is the first DV "
+	    "elements of each K row (DeepSeek: 512 of 576)");
 	a->odt = arg_str0(NULL, "out-dtype", "f16|bf16|f32", "dtype of out "
 	    "(default q's)");
 	a->threads = arg_str0(NULL, "threads", "N", "threads (default: all "
@@ -204,6 +207,7 @@ input_args(const struct args *a, struct opts *o)
 	o->in.fp8 = d == 3 ? MK_FP8_E4M3 : d == 4 ? MK_FP8_E5M2 : MK_FP8_NONE;
 	o->in.kscale = scale_arg(a->kscale, "--k-scale", o->in.fp8);
 	o->in.vscale = scale_arg(a->vscale, "--v-scale", o->in.fp8);
+	o->in.v_dim = (int)mk_arg_int(a->vdim, 1, 65536, 0, "--v-dim");
 	o->out_dtype = a->odt->count ? dtype_of[mk_arg_choice(a->odt, dtypes,
 	    3, 0, "--out-dtype")] : -1;
 }
@@ -232,6 +236,9 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	if (a->lens->count && !a->table->count)
 		mk_usage_error("--seq-lens needs --block-table (the lengths of "
 		    "a paged cache's sequences)");
+	if (o->bench && a->vdim->count)
+		mk_usage_error("--v-dim reads an MLA cache given as input: "
+		    "--bench makes its own caches");
 	if (o->bench && o->in.fp8 != MK_FP8_NONE)
 		mk_usage_error("--bench times f16, bf16 and f32 caches: an FP8 "
 		    "cache is widened to f16 before the kernels (mdecode(1))");
@@ -256,8 +263,11 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 		mk_opt_one_stdin(MK_MDEC_NIN, o->path, names, -1);
 		return;
 	}
-	if (!a->q->count || !a->k->count || !a->v->count)
-		mk_usage_error("-q, -k and -v go together (-m is optional)");
+	if (a->vdim->count && a->v->count)
+		mk_usage_error("--v-dim takes V from K's rows: give no -v");
+	if (!a->q->count || !a->k->count || (!a->v->count && !a->vdim->count))
+		mk_usage_error("-q, -k and -v go together (-m is optional; "
+		    "--v-dim: no -v)");
 	if (o->file)
 		mk_usage_error("give the inputs either as FILE (a stream) or as "
 		    "-q -k -v [-m], not both");
@@ -274,7 +284,8 @@ parse_args(int argc, char **argv, struct opts *o)
 	    MK_OPT_NO_SHORT_V);
 	make_args(&a);
 	void *argtable[] = { a.q, a.k, a.v, a.m, a.layout, a.table, a.lens,
-	    a.kvh, a.valid, a.scale, a.dtype, a.kscale, a.vscale, a.odt, c.format, c.emit, c.output, a.threads, a.bench,
+	    a.kvh, a.valid, a.scale, a.dtype, a.kscale, a.vscale, a.vdim,
+	    a.odt, c.format, c.emit, c.output, a.threads, a.bench,
 	    a.plot, a.bkern, a.bsz, a.qh, a.maxlen, a.dim, a.dens, a.bsize,
 	    a.isa,
 	    a.reps,
@@ -360,13 +371,13 @@ decode(const struct opts *o)
 	shape[0] = io.p.B;
 	shape[1] = io.p.QH;
 	shape[2] = io.p.Q > 1 ? io.p.Q : 1;
-	shape[3] = io.p.D;
+	shape[3] = io.dv;
 	for (i = 0; i < nsel; i++) {
 		mk_out_begin(w, onames[order[i]], order[i] ? (enum mk_dtype)
 		    io.out_dtype : MK_F32, order[i] ? 4 : 3, shape);
 		mk_out_data(w, order[i] ? io.odata : (const void *)io.lse,
 		    (size_t)io.p.B * (size_t)io.p.QH * (size_t)shape[2] *
-		    (order[i] ? (size_t)io.p.D : 1));
+		    (order[i] ? (size_t)io.dv : 1));
 		mk_out_end(w);
 	}
 	mk_out_close(w);

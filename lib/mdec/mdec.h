@@ -177,6 +177,8 @@ struct mk_mdec_in {
 					 * bytes of this FP8 format */
 	double		 kscale, vscale;	/* --k-scale, --v-scale: real =
 					 * fp8 value x scale (0: 1) */
+	int		 v_dim;		/* --v-dim DV: no v; V is the first DV
+					 * elements of each K row (MLA), or 0 */
 };
 
 /*
@@ -212,6 +214,7 @@ struct mk_mdec_io {
 	float		*out;		/* [B][QH][Q][D] f32 */
 	int		 out_dtype;	/* of odata */
 	double		 vscale;	/* out multiplied by it (FP8's scale) */
+	int		 dv;		/* out's last dimension: D, or --v-dim */
 	void		*odata;		/* out in out_dtype (out or half) */
 	uint16_t	*half;		/* out as f16 or bf16 bits */
 };

@@ -65,7 +65,7 @@ role(const char *name)
  * must be one of names[], once.  Returns 0, or -1 with e.
  */
 static int
-by_name(struct mk_mdec_io *io, struct mk_tensor *got, int n,
+by_name(struct mk_mdec_io *io, struct mk_tensor *got, int n, int nov,
     const char *src, struct mk_err *e)
 {
 	int i, r, have[4] = { -1, -1, -1, -1 };
@@ -80,10 +80,14 @@ by_name(struct mk_mdec_io *io, struct mk_tensor *got, int n,
 		if (have[r] >= 0)
 			return mk_err_data(e, "%s: \"%s\" and \"%s\" are both %s",
 			    src, got[have[r]].name, got[i].name, tname[r]);
+		if (r == 2 && nov)
+			return mk_err_data(e, "%s: a member \"%s\": with --v-dim "
+			    "V is part of K, and no v is read", src,
+			    got[i].name);
 		have[r] = i;
 	}
 	for (r = 0; r < 3; r++)
-		if (have[r] < 0)
+		if (have[r] < 0 && !(r == 2 && nov))
 			return mk_err_data(e, "%s: no member for %s (named %s, "
 			    "or %s)", src, tname[r], names[r][0], names[r][1]);
 	for (r = 0; r < 4; r++) {
@@ -99,11 +103,12 @@ by_name(struct mk_mdec_io *io, struct mk_tensor *got, int n,
 }
 
 /*
- * q, k, v[, mask] as one stream: by name where its tensors have names
- * (an .npz), else in this order.
+ * q, k, v[, mask] as one stream (q, k[, mask] with --v-dim: nov): by name
+ * where its tensors have names (an .npz), else in this order.
  */
 static int
-read_stream(struct mk_mdec_io *io, const char *file, struct mk_err *e)
+read_stream(struct mk_mdec_io *io, const char *file, int nov,
+    struct mk_err *e)
 {
 	struct mk_tensor got[5];
 	struct mk_src *s;
@@ -118,26 +123,31 @@ read_stream(struct mk_mdec_io *io, const char *file, struct mk_err *e)
 			break;
 		named += got[n].name != NULL;
 	}
-	if (r >= 0 && n == 5)
-		r = mk_err_data(e, "%s: a fifth tensor: mdecode reads q, k, v and "
-		    "an optional mask", mk_src_name(s));
+	if (r >= 0 && n >= 5 - nov)
+		r = mk_err_data(e, "%s: a %s tensor: mdecode reads q, k, %sand "
+		    "an optional mask", mk_src_name(s), nov ? "fourth" :
+		    "fifth", nov ? "(--v-dim: no v) " : "v ");
 	else if (r >= 0 && named > 0 && named < n)
 		r = mk_err_data(e, "%s: some tensors are named and some not: "
 		    "name all (q, k, v, mask) or none (then in that order)",
 		    mk_src_name(s));
 	else if (r >= 0 && named > 0)
-		r = by_name(io, got, n, mk_src_name(s), e);
-	else if (r >= 0 && n < 3)
-		r = mk_err_data(e, "%s: %d tensor%s: mdecode reads q, k, v and "
-		    "an optional mask", mk_src_name(s), n, n == 1 ? "" : "s");
+		r = by_name(io, got, n, nov, mk_src_name(s), e);
+	else if (r >= 0 && n < 3 - nov)
+		r = mk_err_data(e, "%s: %d tensor%s: mdecode reads q, k, %sand "
+		    "an optional mask", mk_src_name(s), n, n == 1 ? "" : "s",
+		    nov ? "(--v-dim: no v) " : "v ");
 	else if (r >= 0) {
 		for (i = 0; i < n; i++) {
-			io->t[i] = got[i];
+			/* with --v-dim the third tensor is the mask */
+			int to = nov && i == 2 ? 3 : i;
+
+			io->t[to] = got[i];
 			mk_tensor_init(&got[i]);
-			snprintf(io->name[i], sizeof(io->name[i]), "%s: tensor "
-			    "%d (%s)", mk_src_name(s), i, tname[i]);
+			snprintf(io->name[to], sizeof(io->name[to]), "%s: "
+			    "tensor %d (%s)", mk_src_name(s), i, tname[to]);
 		}
-		io->has_mask = n == 4;
+		io->has_mask = n == 4 - nov;
 	}
 	for (i = 0; i < 5; i++)
 		mk_tensor_free(&got[i]);
@@ -204,6 +214,21 @@ fp8_to_f16(struct mk_tensor *t, const char *name, int fmt, struct mk_err *e)
 	return 0;
 }
 
+/*
+ * vLLM's MLA cache is [blocks, block_size, 576], one latent row a
+ * position: with a block table, a 3-dimensional k is that, read as
+ * [blocks, block_size, 1, D].
+ */
+static void
+paged_3d(struct mk_tensor *k, int paged)
+{
+	if (!paged || k->ndim != 3)
+		return;
+	k->shape[3] = k->shape[2];
+	k->shape[2] = 1;
+	k->ndim = 4;
+}
+
 int
 mk_mdec_load(struct mk_mdec_io *io, const char *file,
     const char *const path[MK_MDEC_NIN], const struct mk_mdec_in *in,
@@ -217,7 +242,7 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 	memset(io, 0, sizeof(*io));
 	for (i = 0; i < MK_MDEC_NIN; i++)
 		mk_tensor_init(&io->t[i]);
-	if ((path[0] == NULL ? read_stream(io, file, e) :
+	if ((path[0] == NULL ? read_stream(io, file, in->v_dim > 0, e) :
 	    read_files(io, path, 0, e)) < 0 ||
 	    read_files(io, path, 4, e) < 0)
 		return -1;
@@ -227,15 +252,28 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 		np[i] = io->name[i];
 	}
 	io->vscale = 1;
-	if (in->fp8 == MK_FP8_NONE)
-		return mk_mdec_setup(&io->p, tp, np, in, e);
-	for (i = 1; i < 3; i++)
+	for (i = 1; i < 3 - (in->v_dim > 0) && in->fp8 != MK_FP8_NONE; i++)
 		if (fp8_to_f16(&io->t[i], io->name[i], in->fp8, e) < 0)
 			return -1;
 	in16 = *in;
-	in16.dtype = MK_F16;
+	if (in->fp8 != MK_FP8_NONE)
+		in16.dtype = MK_F16;
+	if (in->v_dim > 0) {
+		/* MLA: V is K's own rows, read where K is; out keeps DV */
+		paged_3d(&io->t[1], path[4] != NULL);
+		tp[2] = &io->t[1];
+		np[2] = io->name[1];
+	}
 	if (mk_mdec_setup(&io->p, tp, np, &in16, e) < 0)
 		return -1;
+	io->dv = io->p.D;
+	if (in->v_dim > 0 && in->v_dim > io->p.D)
+		return mk_err_usage(e, "--v-dim %d: larger than K's rows of %d "
+		    "(%s)", in->v_dim, io->p.D, io->name[1]);
+	if (in->v_dim > 0)
+		io->dv = in->v_dim;
+	if (in->fp8 == MK_FP8_NONE)
+		return 0;
 	/* real K = bytes x k_scale: the scores scale by it, out by v's */
 	io->p.scale *= in->kscale > 0 ? in->kscale : 1;
 	io->vscale = in->vscale > 0 ? in->vscale : 1;
@@ -270,6 +308,14 @@ mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
 		return -1;
 	for (j = 0; io->vscale != 1 && j < n; j++)
 		io->out[j] *= (float)io->vscale;
+	if (io->dv > 0 && io->dv < io->p.D) {
+		/* --v-dim: the first DV of each row (the rest weighed K's
+		 * rotary part) */
+		for (j = 0; j < bh; j++)
+			memmove(io->out + j * (size_t)io->dv, io->out + j *
+			    (size_t)io->p.D, (size_t)io->dv * sizeof(float));
+		n = bh * (size_t)io->dv;
+	}
 	io->out_dtype = out_dtype >= 0 ? out_dtype : io->p.qdtype;
 	if (io->out_dtype == MK_F32) {
 		io->odata = io->out;

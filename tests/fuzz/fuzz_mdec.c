@@ -73,7 +73,7 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
 	static const int kvh[4] = { 0, 1, 2, 4 };
 	const char *path[MK_MDEC_NIN] = { NULL };
-	struct mk_mdec_in in = { -1, 0, 0, 0, 0, 0, -1, 0, 1, 1 };
+	struct mk_mdec_in in = { -1, 0, 0, 0, 0, 0, -1, 0, 1, 1, 0 };
 	struct mk_mdec_io io;
 	struct mk_err e;
 	char paths[3][32];
@@ -85,6 +85,7 @@ FUZZ_ENTRY(const uint8_t *data, size_t size)
 	in.kv_heads = kvh[data[0] >> 3 & 3];
 	in.valid = data[0] >> 5;
 	in.fp8 = (int)(size % 3);	/* none, E4M3, E5M2: u8 k and v */
+	in.v_dim = size % 5 == 0 ? (int)(size % 7) + 1 : 0;	/* MLA */
 	if (split(data + 1, size - 1, data[0] >> 2 & 1, paths, fds)) {
 		path[4] = paths[1];
 		path[5] = paths[2];

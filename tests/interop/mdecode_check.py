@@ -382,6 +382,71 @@ for isa in isas:
                     paged_bs=[None, 16][n % 2])
         n += 1
 
+def mla_case(B, QH, M, D, DV, dt, isa, Q=1, paged_bs=None, fp8=None):
+    """DeepSeek's MLA: one latent row a position, no v (--v-dim DV): V is
+    the first DV elements of each K row; as a cache [B, 1, M, D] or vLLM's
+    paged [blocks, block_size, D]; f16/bf16/f32 or FP8 bytes; Q tokens."""
+    import tempfile
+    q = make("f16" if fp8 else dt, (B, QH, Q, D))
+    if fp8:
+        k = fp8_bytes(fp8, (B, 1, M, D))
+        kf = fp8_value(k, fp8)
+    else:
+        k = make(dt, (B, 1, M, D))
+        kf = as_f64(k, dt)
+    mask = rng.random((B, 1, M)) < 0.3
+    V = int(rng.integers(Q, M + 1))
+    scale = float(rng.uniform(0.05, 0.2))
+    args = ["--v-dim", str(DV), "--scale", repr(scale), "--out-dtype", "f32",
+            "--threads", "2"]
+    if fp8:
+        args += ["--dtype", fp8]
+    elif dt == "bf16":
+        args += ["--dtype", "bf16"]
+    env = dict(os.environ, MOEKIT_ISA=isa)
+    what = "MLA B%d QH%d M%d D%d DV%d Q%d %s isa %s" % (B, QH, M, D, DV, Q, fp8 or dt, isa)
+    with tempfile.TemporaryDirectory() as d:
+        if paged_bs is None:
+            glse, gout = run(args + ["--kv-layout", "bhmd", "--valid-length", str(V)],
+                             stream(q, k, mask), env)
+        else:
+            bs = paged_bs
+            tw = (M + bs - 1) // bs
+            kp = np.concatenate([k, np.zeros((B, 1, tw * bs - M, D), k.dtype)], 2)
+            pool = kp.reshape(B * tw, bs, D).copy()      # [blocks, bs, D]
+            np.save(os.path.join(d, "t.npy"), np.arange(B * tw, dtype=np.int32).reshape(B, tw))
+            np.save(os.path.join(d, "l.npy"), np.full(B, V, np.int64))
+            glse, gout = run(args + ["--block-table", os.path.join(d, "t.npy"),
+                                     "--seq-lens", os.path.join(d, "l.npy")],
+                             stream(q, pool, mask), env)
+            what += " paged bs %d" % bs
+    if gout.shape != (B, QH, Q, DV) or glse.shape != (B, QH, Q):
+        fail("%s: shapes %s %s" % (what, glse.shape, gout.shape))
+    qf = as_f64(q, "f16" if fp8 else dt)
+    for i in range(Q):
+        n = V - Q + 1 + i
+        sc = np.einsum("bhd,bmd->bhm", qf[:, :, i], kf[:, 0, :n]) * scale
+        sc = np.where(mask[:, 0, None, :n], -np.inf, sc)
+        mx = sc.max(-1, keepdims=True)
+        dead = ~np.isfinite(mx)
+        mx = np.where(dead, 0, mx)
+        pw = np.exp(sc - mx)
+        l = pw.sum(-1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lse = np.where(dead, -np.inf, mx + np.log(l))[..., 0]
+            out = np.where(dead, 0, (pw @ kf[:, 0, :n, :DV]) / l)
+        close("%s token %d lse" % (what, i), glse[:, :, i], lse, "f32")
+        close("%s token %d out" % (what, i), gout[:, :, i][:, :, None], out[:, :, None], "f32")
+
+
+n = 0
+for isa in isas:
+    for fp8 in (None, "fp8_e4m3"):
+        mla_case(1 + n % 2, [16, 8][n % 2], int(rng.integers(2, 300)), [576, 72][n % 2],
+                 [512, 64][n % 2], ["f16", "bf16"][n % 2], isa, Q=[1, 2][n % 2],
+                 paged_bs=[None, 16][n % 2], fp8=fp8)
+        n += 1
+
 # every byte, one a sequence of one position (q = 1, D = 1): as v, out
 # is its value (a softmax of one; NaN stays NaN); as k, lse is its value
 for fmt in ("fp8_e4m3", "fp8_e5m2"):
