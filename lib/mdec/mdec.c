@@ -616,56 +616,98 @@ mk_mdec_team(int threads)
 	}
 }
 
+/* the float64 reference's helpers, below */
+static double elem(const void *p, int dt, size_t i);
+static int masked(const struct mk_mdec *p, int64_t j, int64_t pos);
+static size_t row_at(const struct mk_mdec *p, int64_t j, int64_t pos);
+static double score(const struct mk_mdec *p, size_t qo, size_t kr);
+
+/*
+ * The positions of the Q query tokens of row r (b, h) that only the
+ * later tokens see, len - Q + 1 to len - Q + i for token i, added to the
+ * answer (lse, out) of the positions they all see, by log-sum-exp, in
+ * double: the answer of those positions counts as one weight exp(lse)
+ * of value out.
+ */
+static void
+add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
+{
+	const int Q = p->Q, D = p->D, G = p->QH / p->KH;
+	const int64_t j = b * p->KH + h / G, first = mk_mdec_len(p, b) - Q + 1;
+	double s[MK_MDEC_MAX_Q], m, w, sum, acc;
+	size_t r, kr;
+	int i, t, d;
+
+	for (i = 1; i < Q; i++) {
+		r = ((size_t)b * (size_t)p->QH + (size_t)h) * (size_t)Q +
+		    (size_t)i;
+		if (isnan(lse[r]))
+			continue;	/* a NaN query stays NaN */
+		m = lse[r];
+		for (t = 0; t < i; t++) {
+			s[t] = masked(p, j, first + t) ? -INFINITY : score(p,
+			    r * (size_t)D, row_at(p, j, first + t));
+			m = s[t] > m || isnan(s[t]) ? s[t] : m;
+		}
+		if (m == -INFINITY)
+			continue;	/* every position masked */
+		w = lse[r] == -INFINITY ? 0 : exp(lse[r] - m);
+		sum = w;
+		for (t = 0; t < i; t++)
+			sum += s[t] == -INFINITY ? 0 : exp(s[t] - m);
+		for (d = 0; d < D; d++) {
+			acc = w * out[r * (size_t)D + (size_t)d];
+			for (t = 0; t < i; t++) {
+				if (s[t] == -INFINITY)
+					continue;
+				kr = row_at(p, j, first + t);
+				acc += exp(s[t] - m) * elem(p->v, p->dtype, kr +
+				    (size_t)d);
+			}
+			out[r * (size_t)D + (size_t)d] = (float)(acc / sum);
+		}
+		lse[r] = (float)(m + log(sum));
+	}
+}
+
 /*
  * Q query tokens a sequence: token i is the sequence's position len - Q
- * + i and sees the positions up to it, the mask as for one token.  Each
- * token is a run of its own over the cache with those lengths, so the
- * answers are those of Q single-token runs; K and V are read Q times (a
- * walk that reads them once for all Q tokens is not written yet).
+ * + i and sees the positions up to it, the mask as for one token.  The
+ * positions every token sees (up to len - Q) are one run with the Q
+ * tokens as Q times the heads: q [B][QH][Q][D] is [B][QH * Q][D], and
+ * head h Q + i falls in kv head h / G as head h does, so K and V are
+ * read once for all Q tokens.  The Q - 1 later positions are added per
+ * token (add_tail).
  */
 static int
 run_tokens(const struct mk_mdec *p, const struct mk_kern *k, int threads,
     float *lse, float *out, struct mk_err *e)
 {
-	const size_t bh = (size_t)p->B * (size_t)p->QH, D = (size_t)p->D;
-	const size_t Q = (size_t)p->Q;
-	struct mk_mdec one = *p;
-	float *q1, *lse1, *out1;
-	int64_t *lens;
-	size_t i, r;
-	int b, rc = 0;
+	struct mk_mdec all = *p;
+	int64_t *lens, rows = (int64_t)p->B * p->QH, r;
+	int b, rc;
 
-	q1 = malloc(bh * D * sizeof(float));
-	lse1 = malloc(bh * sizeof(float));
-	out1 = malloc(bh * D * sizeof(float));
-	lens = malloc((size_t)p->B * sizeof(int64_t));
-	if (q1 == NULL || lse1 == NULL || out1 == NULL || lens == NULL)
-		rc = mk_err_data(e, "out of memory for %zu query tokens", Q);
-	one.Q = 1;
-	one.q = q1;
-	one.lens = lens;
-	for (i = 0; i < Q && rc == 0; i++) {
-		one.V = 0;
-		for (b = 0; b < p->B; b++) {
-			lens[b] = mk_mdec_len(p, b) - (int64_t)(Q - 1 - i);
-			one.V = lens[b] > one.V ? lens[b] : one.V;
-		}
-		for (r = 0; r < bh; r++)
-			memcpy(q1 + r * D, p->q + (r * Q + i) * D,
-			    D * sizeof(float));
-		if ((rc = run(&one, k, threads, NULL, lse1, out1, e)) < 0)
-			break;
-		for (r = 0; r < bh; r++) {
-			lse[r * Q + i] = lse1[r];
-			memcpy(out + (r * Q + i) * D, out1 + r * D,
-			    D * sizeof(float));
-		}
+	if ((lens = malloc((size_t)p->B * sizeof(int64_t))) == NULL)
+		return mk_err_data(e, "out of memory for %d query tokens",
+		    p->Q);
+	all.QH = p->QH * p->Q;
+	all.Q = 1;
+	all.lens = lens;
+	all.V = 0;
+	for (b = 0; b < p->B; b++) {
+		lens[b] = mk_mdec_len(p, b) - (p->Q - 1);
+		all.V = lens[b] > all.V ? lens[b] : all.V;
 	}
-	free(q1);
-	free(lse1);
-	free(out1);
+	rc = run(&all, k, threads, NULL, lse, out, e);
 	free(lens);
-	return rc;
+	if (rc < 0)
+		return -1;
+	(void)threads;		/* without OpenMP */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? \
+    threads : 1)
+	for (r = 0; r < rows; r++)
+		add_tail(p, r / p->QH, (int)(r % p->QH), lse, out);
+	return 0;
 }
 
 int

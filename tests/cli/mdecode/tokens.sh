@@ -14,8 +14,12 @@ for V in 8 9; do
 	mdecode -q q1.csv -k k.npy -v v.npy -m m.npy --valid-length $V -f csv --emit lse |
 	    tail -n +2 > one$V.csv
 done
-# a line of two.csv a head: token 0, token 1
-awk -F, 'NR > 1 { print $1 > "tok0.csv"; print $2 > "tok1.csv" }' two.csv
+# a line of two.csv a head: token 0, token 1 (to 5 digits: the tokens
+# are computed together, the one-token runs alone)
+awk -F, 'NR > 1 { printf "%.5f\n", $1 > "tok0.csv"; printf "%.5f\n", $2 > "tok1.csv" }' two.csv
+for V in 8 9; do
+	awk '{ printf "%.5f\n", $1 }' one$V.csv > r && mv r one$V.csv
+done
 cmp tok0.csv one8.csv && cmp tok1.csv one9.csv && echo "2 tokens = runs at V 8 and 9"
 head -1 two.csv
 echo "-- refused"
