@@ -206,9 +206,9 @@ fp8_to_f16(struct mk_tensor *t, const char *name, int fmt, struct mk_err *e)
 	n = (int64_t)t->nelem;
 #pragma omp parallel for schedule(static)
 	for (i = 0; i < n; i += chunk)
-		mk_fp8_to_f16((uint16_t *)h.data + i, (const uint8_t *)t->data +
-		    i, (size_t)(n - i < chunk ? n - i : chunk),
-		    (enum mk_fp8)fmt);
+		mk_kern()->fp8_to_f16((uint16_t *)h.data + i,
+		    (const uint8_t *)t->data + i, (size_t)(n - i < chunk ?
+		    n - i : chunk), fmt);
 	mk_tensor_free(t);
 	*t = h;
 	return 0;

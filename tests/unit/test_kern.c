@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/half.h"
+#include "base/fp8.h"
 #include "util.h"
 
 #define POISON16	0xA5A5
@@ -297,6 +298,38 @@ test_no_double_rounding(void)
 	CU_ASSERT_EQUAL(mk_f64_to_f16(-0.0), 0x8000);
 }
 
+/*
+ * FP8 to f16 against the bytes' values by OCP's definition
+ * (mk_fp8_value, a formula): every byte of both formats, in random
+ * order and lengths so that vector bodies and tails both see each.
+ */
+static void
+test_fp8_to_f16(void)
+{
+	struct rng r = { test_seed() | 1 };
+	uint8_t src[300];
+	uint16_t got[300];
+	double want;
+	float f;
+	size_t n, i;
+	int fmt, round, bad = 0;
+
+	for (fmt = MK_FP8_E4M3; fmt <= MK_FP8_E5M2; fmt++)
+		for (round = 0; round < 40; round++) {
+			n = round < 2 ? 256 : (size_t)(rng_next(&r) % 300);
+			for (i = 0; i < n; i++)
+				src[i] = round < 2 ? (uint8_t)i :
+				    (uint8_t)rng_next(&r);
+			rows[cur].fp8_to_f16(got, src, n, fmt);
+			for (i = 0; i < n; i++) {
+				want = mk_fp8_value(src[i], (enum mk_fp8)fmt);
+				f = mk_f16_to_f32(got[i]);
+				bad += isnan(want) ? !isnan(f) : (double)f != want;
+			}
+		}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* MOEKIT_ISA: unknown and unsupported names are usage errors. */
 static void
 test_isa_env(void)
@@ -366,6 +399,7 @@ suite_kern(void)
 		CU_add_test(s, "f32_to_f16", test_f32_to_f16);
 		CU_add_test(s, "bf16_to_f32", test_bf16_to_f32);
 		CU_add_test(s, "f32_to_bf16", test_f32_to_bf16);
+		CU_add_test(s, "fp8_to_f16", test_fp8_to_f16);
 		if (!mk_isa_supported((enum mk_isa)i)) {
 			CU_set_suite_active(s, CU_FALSE);
 			printf("test-unit: SKIP %s (this CPU lacks it)\n", name);
