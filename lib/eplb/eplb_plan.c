@@ -97,10 +97,12 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 	}
 	for (i = 0; i < dims[0] * dims[1]; i++) {
 		if (v[i] != (double)(int64_t)v[i] || v[i] < -1 || v[i] > 1e9) {
+			double x = v[i];	/* named before v goes */
+
 			free(v);
 			return mk_err_data(e, "%s: slot %zu of layer %zu holds "
 			    "%g, not an expert id", what, i % dims[1],
-			    i / dims[1], v[i]);
+			    i / dims[1], x);
 		}
 		pl->p[i] = (int64_t)v[i];
 		pl->max = pl->p[i] > pl->max ? pl->p[i] : pl->max;
