@@ -67,6 +67,14 @@ def reference(q, k, v, mask, V, KH, flat, dt, scale):
     s = np.einsum("bhgd,bhvd->bhgv", qf, as_f64(kk, dt)) * scale
     if mm is not None:
         s = np.where(mm[:, :, None, :] != 0, -np.inf, s)
+    lse, out = attend(s, as_f64(vv, dt))
+    return lse.reshape(B, QH, 1), out.reshape(B, QH, 1, D)
+
+
+def attend(s, vv):
+    """Softmax over the last axis of scores s (-inf: masked) applied to
+    vv [..., n, D]: lse (natural log) and out; a row with every score
+    masked gets -inf and 0."""
     m = s.max(-1, keepdims=True)
     dead = ~np.isfinite(m)
     m = np.where(dead, 0, m)
@@ -74,8 +82,8 @@ def reference(q, k, v, mask, V, KH, flat, dt, scale):
     l = p.sum(-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         lse = np.where(dead, -np.inf, m + np.log(l))[..., 0]
-        out = np.where(dead, 0, (p @ as_f64(vv, dt)) / l)
-    return lse.reshape(B, QH, 1), out.reshape(B, QH, 1, D)
+        out = np.where(dead, 0, (p @ vv) / l)
+    return lse, out
 
 
 def run(args, data, env=None):
@@ -276,6 +284,16 @@ def fp8_bytes(fmt, shape):
     return b
 
 
+def as_pool(x, bs):
+    """A cache [B, KH, M, D] as a paged pool [B * ceil(M / bs), bs, KH, D]
+    of the rows' blocks in order (sequence b owns blocks b tw .. b tw +
+    tw - 1), the last block of each padded with zeros."""
+    B, KH, M, D = x.shape
+    tw = -(-M // bs)
+    x = np.concatenate([x, np.zeros((B, KH, tw * bs - M, D), x.dtype)], 2)
+    return x.reshape(B, KH, tw, bs, D).transpose(0, 2, 3, 1, 4).reshape(B * tw, bs, KH, D).copy()
+
+
 def fp8_case(fmt, B, QH, KH, D, V, M, density, isa, threads, paged_bs=None):
     """An FP8 cache (u8 bytes) with vLLM's per-tensor scales against the
     float64 evaluation of its dequantised values."""
@@ -298,18 +316,12 @@ def fp8_case(fmt, B, QH, KH, D, V, M, density, isa, threads, paged_bs=None):
         glse, gout = run(args, stream(q, k, v, mask), env)
     else:
         # the same rows as a paged pool, blocks in order, one table row each
-        bs = paged_bs
-        tw = (M + bs - 1) // bs
-        pad = tw * bs - M
-        def pool(x):
-            x = np.concatenate([x, np.zeros((B, KH, pad, D), x.dtype)], 2)
-            return x.reshape(B, KH, tw, bs, D).transpose(0, 2, 3, 1, 4).reshape(B * tw, bs, KH, D).copy()
-        table = np.arange(B * tw, dtype=np.int32).reshape(B, tw)
+        table = np.arange(B * -(-M // paged_bs), dtype=np.int32).reshape(B, -1)
         with tempfile.TemporaryDirectory() as d:
             np.save(os.path.join(d, "t.npy"), table)
             glse, gout = run(args + ["--block-table", os.path.join(d, "t.npy")],
-                             stream(q, pool(k), pool(v), mask), env)
-        what += " paged bs %d" % bs
+                             stream(q, as_pool(k, paged_bs), as_pool(v, paged_bs), mask), env)
+        what += " paged bs %d" % paged_bs
     close(what + " lse", glse, lse, "f32")
     close(what + " out", gout, out, "f32")
 
@@ -341,17 +353,12 @@ def tokens_case(B, QH, KH, Q, D, M, dt, isa, paged_bs=None):
                 # one length for all: the cache form takes --valid-length
                 return run(base + ["--kv-layout", "bhmd", "--valid-length", str(int(ll[0]))],
                            stream(qq, k, v, mask), env)
-            bs = paged_bs
-            tw = (M + bs - 1) // bs
-            pad = tw * bs - M
-            def pool(x):
-                x = np.concatenate([x, np.zeros((B, KH, pad, D), x.dtype)], 2)
-                return x.reshape(B, KH, tw, bs, D).transpose(0, 2, 3, 1, 4).reshape(B * tw, bs, KH, D).copy()
+            tw = -(-M // paged_bs)
             np.save(os.path.join(d, "t.npy"), np.arange(B * tw, dtype=np.int32).reshape(B, tw))
             np.save(os.path.join(d, "l.npy"), ll)
             return run(base + ["--block-table", os.path.join(d, "t.npy"),
                                "--seq-lens", os.path.join(d, "l.npy")],
-                       stream(qq, pool(k), pool(v), mask), env)
+                       stream(qq, as_pool(k, paged_bs), as_pool(v, paged_bs), mask), env)
         if paged_bs is None:
             lens[:] = lens[0]
         glse, gout = go(q, lens)
@@ -422,14 +429,7 @@ def mla_case(B, QH, M, D, DV, dt, isa, Q=1, paged_bs=None, fp8=None):
         n = V - Q + 1 + i
         sc = np.einsum("bhd,bmd->bhm", qf[:, :, i], kf[:, 0, :n]) * scale
         sc = np.where(mask[:, 0, None, :n], -np.inf, sc)
-        mx = sc.max(-1, keepdims=True)
-        dead = ~np.isfinite(mx)
-        mx = np.where(dead, 0, mx)
-        pw = np.exp(sc - mx)
-        l = pw.sum(-1, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lse = np.where(dead, -np.inf, mx + np.log(l))[..., 0]
-            out = np.where(dead, 0, (pw @ kf[:, 0, :n, :DV]) / l)
+        lse, out = attend(sc, kf[:, 0, :n, :DV])
         close("%s token %d lse" % (what, i), glse[:, :, i], lse, "f32")
         close("%s token %d out" % (what, i), gout[:, :, i][:, :, None], out[:, :, None], "f32")
 
