@@ -316,17 +316,28 @@ parse_args(int argc, char **argv, struct opts *o)
  * attention was computed once they had (file pages mapped in included).
  */
 static void
-say(const struct mk_mdec_io *io, int threads, double read_ms,
-    double team_ms, double ms)
+say(const struct mk_mdec_io *io, const struct opts *o, int threads,
+    double read_ms, double team_ms, double ms)
 {
+	static const char *const fp8[] = { "", "fp8_e4m3 widened to ",
+	    "fp8_e5m2 widened to " };
 	const struct mk_mdec *p = &io->p;
-	double bytes = (double)p->B * p->KH * (double)p->V * (2.0 *
-	    (double)p->D * (double)mk_dtype_size((enum mk_dtype)p->dtype) +
-	    (p->mask != NULL));
+	const int mla = io->dv < p->D;
+	/* bytes of the cache read: one tensor for MLA (v is k's rows) */
+	double bytes = (double)p->B * p->KH * (double)p->V * ((mla ? 1.0 :
+	    2.0) * (double)p->D * (double)mk_dtype_size((enum mk_dtype)
+	    p->dtype) + (p->mask != NULL));
+	char extra[96] = "";
 
-	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld, %s k/v, %s "
+	if (p->Q > 1)
+		snprintf(extra, sizeof(extra), ", %d query tokens", p->Q);
+	if (mla)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+		    ", v = k's first %d columns", io->dv);
+	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld%s, %s%s k/v, %s "
 	    "layout%s, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH,
-	    p->KH, p->D, (long long)p->V, mk_dtype_name((enum mk_dtype)p->dtype),
+	    p->KH, p->D, (long long)p->V, extra, fp8[o->in.fp8],
+	    mk_dtype_name((enum mk_dtype)p->dtype),
 	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat",
 	    p->layout != MK_MDEC_PAGED ? "" : mk_kern()->paged_l2 ?
 	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
@@ -335,7 +346,8 @@ say(const struct mk_mdec_io *io, int threads, double read_ms,
 	fprintf(stderr, "%s: %d threads started in %.3f ms\n", mk_progname(),
 	    threads, team_ms);
 	fprintf(stderr, "%s: attention on %d threads in %.3f ms (%.2f GB/s of "
-	    "K, V and mask)\n", mk_progname(), threads, ms, bytes / (ms * 1e6));
+	    "%s)\n", mk_progname(), threads, ms, bytes / (ms * 1e6),
+	    mla ? "K and mask" : "K, V and mask");
 }
 
 static int
@@ -365,7 +377,7 @@ decode(const struct opts *o)
 	if (mk_mdec_compute(&io, threads, o->out_dtype, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
-		say(&io, threads, read_ms, team_ms, mk_ms_since(t0));
+		say(&io, o, threads, read_ms, team_ms, mk_ms_since(t0));
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    MK_FMT_NPY);
 	shape[0] = io.p.B;
