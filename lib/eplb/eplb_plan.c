@@ -96,7 +96,9 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 		return mk_err_data(e, "%s: out of memory", what);
 	}
 	for (i = 0; i < dims[0] * dims[1]; i++) {
-		if (v[i] != (double)(int64_t)v[i] || v[i] < -1 || v[i] > 1e9) {
+		/* in range before the cast: a cast out of range is undefined */
+		if (!(v[i] >= -1 && v[i] <= 1e9) ||
+		    v[i] != (double)(int64_t)v[i]) {
 			double x = v[i];	/* named before v goes */
 
 			free(v);
