@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "a2a/a2a.h"
 #include "a2a/a2a_phys.h"
 #include "a2a/a2a_routing.h"
@@ -40,14 +41,6 @@ make_steps(struct mk_a2a_routing *rt, int64_t n, const char *name,
 		rt->first[t] = t * n < rt->ntok ? t * n : rt->ntok;
 	rt->T = (int)T;
 	return 0;
-}
-
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The (seq, tok) pairs, as two i64 each. */
@@ -98,7 +91,7 @@ from_jsonl(struct mk_src *s, const struct mk_a2a_jsonl *o, int tps,
 		tok[2 * i + 1] = r[i].tok;
 		rt->K = r[i].k > rt->K ? r[i].k : rt->K;
 	}
-	nl = uniq(lay, n, sizeof(int64_t), cmp_i64);
+	nl = uniq(lay, n, sizeof(int64_t), mk_cmp_i64);
 	nt = uniq(tok, n, 2 * sizeof(int64_t), cmp_pair);
 	rt->L = (int)nl;
 	rt->ntok = (int64_t)nt;
@@ -111,7 +104,7 @@ from_jsonl(struct mk_src *s, const struct mk_a2a_jsonl *o, int tps,
 	memset(rt->ids, 0xff, sizeof(int32_t) * nl * nt * (size_t)rt->K);
 	for (i = 0; i < n; i++) {
 		l = (int64_t *)bsearch(&r[i].step, lay, nl, sizeof(int64_t),
-		    cmp_i64) - lay;
+		    mk_cmp_i64) - lay;
 		key[0] = r[i].seq;
 		key[1] = r[i].tok;
 		at = bsearch(key, tok, nt, 2 * sizeof(int64_t), cmp_pair);

@@ -1,4 +1,5 @@
 /* dtype.c - the dtype table; see dtype.h. */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/dtype.h"
@@ -86,4 +87,12 @@ const char *
 mk_dtype_list(void)
 {
 	return "f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64 bool";
+}
+
+int
+mk_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
 }

@@ -57,4 +57,7 @@ int		 mk_dtype_from_descr(const char *descr, int *big_endian);
 /* A space-separated list of the short names, for error messages. */
 const char	*mk_dtype_list(void);
 
+/* qsort and bsearch order of int64_t values, ascending. */
+int		 mk_cmp_i64(const void *a, const void *b);
+
 #endif

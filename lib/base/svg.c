@@ -30,6 +30,19 @@ vput_escaped(FILE *fp, const char *fmt, va_list ap)
 	put_escaped(fp, buf);
 }
 
+/* Close an element begun with its attributes: bare, or holding the tip. */
+static void
+vend_tip(FILE *fp, const char *tag, const char *tip, va_list ap)
+{
+	if (tip == NULL) {
+		fputs("/>\n", fp);
+		return;
+	}
+	fputs("><title>", fp);
+	vput_escaped(fp, tip, ap);
+	fprintf(fp, "</title></%s>\n", tag);
+}
+
 void
 mk_svg_open(FILE *fp, int w, int h, const char *title)
 {
@@ -80,15 +93,9 @@ mk_svg_rect(FILE *fp, double x, double y, double w, double h,
 
 	fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 	    "height=\"%.2f\" fill=\"%s\"", x, y, w, h, fill);
-	if (tip == NULL) {
-		fputs("/>\n", fp);
-		return;
-	}
-	fputs("><title>", fp);
 	va_start(ap, tip);
-	vput_escaped(fp, tip, ap);
+	vend_tip(fp, "rect", tip, ap);
 	va_end(ap);
-	fputs("</title></rect>\n", fp);
 }
 
 void
@@ -101,15 +108,9 @@ mk_svg_circle(FILE *fp, double x, double y, double r, const char *fill,
 	    x, y, r, fill);
 	if (stroke != NULL)
 		fprintf(fp, " stroke=\"%s\" stroke-width=\"1.5\"", stroke);
-	if (tip == NULL) {
-		fputs("/>\n", fp);
-		return;
-	}
-	fputs("><title>", fp);
 	va_start(ap, tip);
-	vput_escaped(fp, tip, ap);
+	vend_tip(fp, "circle", tip, ap);
 	va_end(ap);
-	fputs("</title></circle>\n", fp);
 }
 
 void

@@ -5,16 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "eplb/assign.h"
 #include "eplb/eplb.h"
-
-static int
-cmp64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* Multiset intersection of two sorted lists of S experts. */
 static int64_t
@@ -63,8 +56,8 @@ mk_eplb_relabel(const struct mk_eplb_cfg *c, const int64_t *prev,
 	memcpy(sn, p->phy2log, sizeof(int64_t) * (size_t)c->R);
 	memcpy(so, prev, sizeof(int64_t) * (size_t)c->R);
 	for (u = 0; u < G; u++) {
-		qsort(sn + u * S, (size_t)S, sizeof(int64_t), cmp64);
-		qsort(so + u * S, (size_t)S, sizeof(int64_t), cmp64);
+		qsort(sn + u * S, (size_t)S, sizeof(int64_t), mk_cmp_i64);
+		qsort(so + u * S, (size_t)S, sizeof(int64_t), mk_cmp_i64);
 	}
 	for (u = 0; u < G; u++)
 		for (v = 0; v < G; v++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/dtype.h"
 #include "eplb/loads.h"
 #include "eplb/loads_impl.h"
 #include "tensor/stream.h"
@@ -165,14 +166,6 @@ id_value(const struct mk_tensor *t, size_t row, int c, const char *what,
 	return 0;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The distinct step values of a long table, ascending, into *out. */
 static int
 distinct_steps(const struct mk_tensor *t, const char *name, int64_t **out,
@@ -189,7 +182,7 @@ distinct_steps(const struct mk_tensor *t, const char *name, int64_t **out,
 			free(steps);
 			return -1;
 		}
-	qsort(steps, rows, sizeof(int64_t), cmp_i64);
+	qsort(steps, rows, sizeof(int64_t), mk_cmp_i64);
 	for (*n = 0, r = 0; r < rows; r++)
 		if (r == 0 || steps[r] != steps[r - 1])
 			steps[(*n)++] = steps[r];
@@ -201,7 +194,7 @@ distinct_steps(const struct mk_tensor *t, const char *name, int64_t **out,
 static int
 step_index(const int64_t *steps, size_t n, int64_t v)
 {
-	const int64_t *p = bsearch(&v, steps, n, sizeof(int64_t), cmp_i64);
+	const int64_t *p = bsearch(&v, steps, n, sizeof(int64_t), mk_cmp_i64);
 
 	return p ? (int)(p - steps) : -1;
 }

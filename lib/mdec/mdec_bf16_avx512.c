@@ -7,11 +7,4 @@
 #define KDT	PAIRS
 #include "mdec/mdec_kernel.h"
 
-void
-MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t, int n)
-{
-	if (read_dt(MK_BF16, t->D) == PAIRS)
-		pieces(t, n);
-	else
-		MK_MDEC_NAME(bf16w)(t, n);
-}
+MK_MDEC_BF16_ENTRY

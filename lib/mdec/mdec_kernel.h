@@ -1284,4 +1284,18 @@ MK_MDEC_NAME(name)(const struct mk_mdec_task *t, int n)			\
 {									\
 	pieces(t, n);							\
 }
+
+/*
+ * bf16's entry, in a file of KDT PAIRS: rows of whole pairs of vectors
+ * walked here, others by MK_MDEC_NAME(bf16w) (mdec_bf16w_<isa>.c).
+ */
+#define MK_MDEC_BF16_ENTRY						\
+void									\
+MK_MDEC_NAME(bf16)(const struct mk_mdec_task *t, int n)			\
+{									\
+	if (read_dt(MK_BF16, t->D) == PAIRS)				\
+		pieces(t, n);						\
+	else								\
+		MK_MDEC_NAME(bf16w)(t, n);				\
+}
 #endif /* KDT */

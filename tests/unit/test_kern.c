@@ -89,28 +89,22 @@ rounds_right(float x, uint16_t h, float (*dec)(uint16_t), uint16_t maxcode)
  * over mk_f16_to_f32) is held to these as well as to the scalar.
  */
 static float
-dec16(uint16_t h)
+dec_bits(uint16_t h, int ebits)
 {
-	unsigned e = (h >> 10) & 31, m = h & 1023;
-	double s = h & 0x8000 ? -1 : 1;
+	const int mbits = 15 - ebits, bias = (1 << (ebits - 1)) - 1;
+	const unsigned emax = (1u << ebits) - 1;
+	unsigned e = (h >> mbits) & emax, m = h & ((1u << mbits) - 1);
+	double s = h & 0x8000 ? -1 : 1, f = ldexp(m, -mbits);
 
-	if (e == 31)
+	if (e == emax)
 		return (float)(m ? copysign(NAN, s) : s * INFINITY);
-	return (float)(e ? s * ldexp(1.0 + m / 1024.0, (int)e - 15) :
-	    s * ldexp(m / 1024.0, -14));
+	return (float)(e ? s * ldexp(1.0 + f, (int)e - bias) :
+	    s * ldexp(f, 1 - bias));
 }
 
-static float
-decb(uint16_t h)
-{
-	unsigned e = (h >> 7) & 255, m = h & 127;
-	double s = h & 0x8000 ? -1 : 1;
-
-	if (e == 255)
-		return (float)(m ? copysign(NAN, s) : s * INFINITY);
-	return (float)(e ? s * ldexp(1.0 + m / 128.0, (int)e - 127) :
-	    s * ldexp(m / 128.0, -126));
-}
+/* f16: 5 exponent bits; bf16: 8 */
+static float dec16(uint16_t h) { return dec_bits(h, 5); }
+static float decb(uint16_t h) { return dec_bits(h, 8); }
 
 /* The same value: equal bits, or NaNs of one sign. */
 static int
