@@ -344,28 +344,28 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 	if (o->fmt == MK_FMT_CSV) {
 		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
 		    shape, &e);
-	} else {
+	} else if (o->fmt == MK_FMT_NPZ) {
+		/* a member per tensor, named as CSV names it, once */
+		const char *nm = name ? name : idx;
+
 		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
-		/* NPZ: a member per tensor, named as CSV names it, once */
-		if (o->fmt == MK_FMT_NPZ && mk_npzw_has(&o->npz, name ? name :
-		    idx))
+		if (mk_npzw_has(&o->npz, nm))
 			/* at exit, mk_out_abandon removes the temporaries */
 			errx(MK_EXIT_DATA, "%s: a second tensor named '%s': an "
 			    ".npz holds each name once (tensor-cat --names "
-			    "renames)", o->name, name ? name : idx);
-		if (o->fmt == MK_FMT_NPZ)
-			prealloc(o, mk_npzw_member_size(name ? name : idx, hl +
-			    o->want * mk_dtype_size(dtype)));
-		if (o->fmt == MK_FMT_NPZ && (r = mk_npzw_begin(&o->npz, o->fp,
-		    name ? name : idx, &e)) < 0 && errno == 0)
+			    "renames)", o->name, nm);
+		prealloc(o, mk_npzw_member_size(nm, hl + o->want *
+		    mk_dtype_size(dtype)));
+		if ((r = mk_npzw_begin(&o->npz, o->fp, nm, &e)) < 0 &&
+		    errno == 0)
 			/* a name no member may have, not a write error */
 			errx(MK_EXIT_DATA, "%s: %s", o->name, e.msg);
-		if (o->fmt == MK_FMT_NPZ && r == 0)
+		if (r == 0)
 			r = mk_npzw_data(&o->npz, o->fp, hdr, hl, &e);
-		else {
-			prealloc(o, hl + o->want * mk_dtype_size(dtype));
-			r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
-		}
+	} else {
+		hl = mk_npy_format_header(hdr, sizeof(hdr), dtype, ndim, shape);
+		prealloc(o, hl + o->want * mk_dtype_size(dtype));
+		r = fwrite(hdr, 1, hl, o->fp) == hl ? 0 : -1;
 	}
 	if (r < 0 || ferror(o->fp))
 		write_failed(o->name, errno ? errno : EIO);
