@@ -40,7 +40,7 @@ struct args {
 
 static const char *const dtypes[] = { "f16", "bf16", "f32", "fp8_e4m3",
     "fp8_e5m2" };
-static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32, -1, -1 };
+static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32, MK_U8, MK_U8 };
 static const char *const layouts[] = { "bhmd", "bmhd", "paged" };	/* as
 					 * enum mk_mdec_layout */
 
@@ -131,7 +131,7 @@ static void
 bench_args(const struct args *a, struct opts *o)
 {
 	struct mk_mdec_bench *b = &o->b;
-	int i;
+	int i, d[5];
 
 	b->nbsz = a->bsz->count ? mk_opt_int_list(a->bsz->sval[0], 1, 1 << 16,
 	    b->bsz, MK_MDEC_BENCH_LIST, "--bsz") : 4;
@@ -160,7 +160,13 @@ bench_args(const struct args *a, struct opts *o)
 	    1, 1024, b->threads, MK_MDEC_BENCH_LIST, "--threads") : 1;
 	if (!a->threads->count)
 		b->threads[0] = mk_usable_cpus();
-	b->dtype = o->in.dtype >= 0 ? o->in.dtype : MK_F16;
+	b->ndtype = a->dtype->count ? mk_opt_choice_list(a->dtype->sval[0],
+	    dtypes, 5, d, "--dtype") : 1;
+	for (i = 0; i < b->ndtype; i++) {
+		b->dtype[i] = a->dtype->count ? dtype_of[d[i]] : MK_F16;
+		b->fp8[i] = !a->dtype->count ? MK_FP8_NONE : d[i] == 3 ?
+		    MK_FP8_E4M3 : d[i] == 4 ? MK_FP8_E5M2 : MK_FP8_NONE;
+	}
 	b->nisa = mk_opt_isa_list(mk_arg_str(a->isa), b->isa, "--isa");
 	b->nlayout = a->layout->count ? mk_opt_choice_list(a->layout->sval[0],
 	    layouts, 3, b->layout, "--kv-layout") : 1;
@@ -200,13 +206,16 @@ input_args(const struct args *a, struct opts *o)
 	o->in.has_scale = a->scale->count > 0;
 	o->in.scale = a->scale->count ? mk_opt_double(a->scale->sval[0],
 	    "--scale") : 0;
-	d = a->dtype->count ? mk_arg_choice(a->dtype, dtypes, 5, 0,
-	    "--dtype") : -1;
-	o->in.dtype = d >= 0 ? dtype_of[d] : -1;
+	/* --bench: a list, bench_args's */
+	d = a->dtype->count && !o->bench ? mk_arg_choice(a->dtype, dtypes, 5,
+	    0, "--dtype") : -1;
+	o->in.dtype = d >= 0 && d < 3 ? dtype_of[d] : -1;
 	o->in.bf16 = o->in.dtype == MK_BF16;
 	o->in.fp8 = d == 3 ? MK_FP8_E4M3 : d == 4 ? MK_FP8_E5M2 : MK_FP8_NONE;
-	o->in.kscale = scale_arg(a->kscale, "--k-scale", o->in.fp8);
-	o->in.vscale = scale_arg(a->vscale, "--v-scale", o->in.fp8);
+	o->in.kscale = o->bench ? 1 : scale_arg(a->kscale, "--k-scale",
+	    o->in.fp8);
+	o->in.vscale = o->bench ? 1 : scale_arg(a->vscale, "--v-scale",
+	    o->in.fp8);
 	o->in.v_dim = (int)mk_arg_int(a->vdim, 1, 65536, 0, "--v-dim");
 	o->out_dtype = a->odt->count ? dtype_of[mk_arg_choice(a->odt, dtypes,
 	    3, 0, "--out-dtype")] : -1;
@@ -239,13 +248,12 @@ mode_rules(const struct args *a, const struct mk_common *c, struct opts *o)
 	if (o->bench && a->vdim->count)
 		mk_usage_error("--v-dim reads an MLA cache given as input: "
 		    "--bench makes its own caches");
-	if (o->bench && o->in.fp8 != MK_FP8_NONE)
-		mk_usage_error("--bench times f16, bf16 and f32 caches: an FP8 "
-		    "cache is widened to f16 before the kernels (mdecode(1))");
 	if (o->bench && (a->odt->count || a->scale->count ||
-	    c->emit->count || c->format->count))
+	    a->kscale->count || a->vscale->count || c->emit->count ||
+	    c->format->count))
 		mk_usage_error("--bench writes a CSV table: --out-dtype, "
-		    "--scale, --emit and -f do not apply");
+		    "--scale, --k-scale, --v-scale, --emit and -f do not "
+		    "apply");
 	if (!o->bench && (a->bsz->count || a->qh->count || a->maxlen->count ||
 	    a->dim->count || a->dens->count || a->isa->count ||
 	    a->reps->count || a->seed->count))
@@ -316,11 +324,9 @@ parse_args(int argc, char **argv, struct opts *o)
  * attention was computed once they had (file pages mapped in included).
  */
 static void
-say(const struct mk_mdec_io *io, const struct opts *o, int threads,
+say(const struct mk_mdec_io *io, int threads,
     double read_ms, double team_ms, double ms)
 {
-	static const char *const fp8[] = { "", "fp8_e4m3 widened to ",
-	    "fp8_e5m2 widened to " };
 	const struct mk_mdec *p = &io->p;
 	const int mla = io->dv < p->D;
 	/* bytes of the cache read: one tensor for MLA (v is k's rows) */
@@ -334,10 +340,10 @@ say(const struct mk_mdec_io *io, const struct opts *o, int threads,
 	if (mla)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 		    ", v = k's first %d columns", io->dv);
-	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld%s, %s%s k/v, %s "
+	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld%s, %s k/v, %s "
 	    "layout%s, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH,
-	    p->KH, p->D, (long long)p->V, extra, fp8[o->in.fp8],
-	    mk_dtype_name((enum mk_dtype)p->dtype),
+	    p->KH, p->D, (long long)p->V, extra,
+	    mk_mdec_kvt_name(p->dtype, p->fp8),
 	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat",
 	    p->layout != MK_MDEC_PAGED ? "" : mk_kern()->paged_l2 ?
 	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
@@ -377,7 +383,7 @@ decode(const struct opts *o)
 	if (mk_mdec_compute(&io, threads, o->out_dtype, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
-		say(&io, o, threads, read_ms, team_ms, mk_ms_since(t0));
+		say(&io, threads, read_ms, team_ms, mk_ms_since(t0));
 	w = mk_out_open(o->c.output, o->c.format != MK_FMT_AUTO ? o->c.format :
 	    MK_FMT_NPY);
 	shape[0] = io.p.B;
@@ -418,22 +424,26 @@ bench(const struct opts *o)
 					 * progress line's hooks */
 	const struct mk_mdec_bench *b = &run;
 	const int nrows = b->nisa * b->nthreads * b->nbsz * b->nlayout *
-	    b->ndens;
+	    b->ndens * b->ndtype;
 	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
 	struct ticker tk = { .done = 0 };
 	struct mk_out *w, *pic;
 	struct mk_err e;
-	char title[200];
+	char title[200], dts[80] = "";
+	double esz = 0;
 	int i, maxB = 1;
 
 	for (i = 0; i < b->nbsz; i++)
 		maxB = b->bsz[i] > maxB ? b->bsz[i] : maxB;
+	for (i = 0; i < b->ndtype; i++) {
+		esz += (double)mk_dtype_size((enum mk_dtype)b->dtype[i]);
+		snprintf(dts + strlen(dts), sizeof(dts) - strlen(dts), "%s%s",
+		    i ? ", " : "", mk_mdec_kvt_name(b->dtype[i], b->fp8[i]));
+	}
 	if (o->c.verbose && o->bench == 1)
 		fprintf(stderr, "%s: --bench: %.2f GB of K and V (%s), "
 		    "checking every path against generic\n", mk_progname(),
-		    2.0 * maxB * b->KH * (double)b->V * b->D *
-		    (double)mk_dtype_size((enum mk_dtype)b->dtype) / 1e9,
-		    mk_dtype_name((enum mk_dtype)b->dtype));
+		    2.0 * maxB * b->KH * (double)b->V * b->D * esz / 1e9, dts);
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
 	if (pic != NULL) {
@@ -455,7 +465,7 @@ bench(const struct opts *o)
 	if (pic != NULL) {
 		snprintf(title, sizeof(title), "mdecode --bench: QH %d, KH %d, "
 		    "D %d, %lld positions, %s", b->QH, b->KH, b->D,
-		    (long long)b->V, mk_dtype_name((enum mk_dtype)b->dtype));
+		    (long long)b->V, dts);
 		mk_mdec_bench_plot(pic->fp, &rows, title);
 		mk_out_close(pic);
 		free(rows.row);

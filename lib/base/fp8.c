@@ -1,9 +1,7 @@
-/* fp8.c - FP8 bytes to values and f16 bits; see fp8.h. */
+/* fp8.c - FP8 bytes to values and back; see fp8.h. */
 #include <math.h>
-#include <pthread.h>
 
 #include "base/fp8.h"
-#include "base/half.h"
 
 double
 mk_fp8_value(uint8_t b, enum mk_fp8 fmt)
@@ -26,31 +24,29 @@ mk_fp8_value(uint8_t b, enum mk_fp8 fmt)
 	return e ? s * ldexp(1.0 + m / 8.0, e - 7) : s * ldexp(m / 8.0, -6);
 }
 
-/* E4M3's f16 bits by byte; E5M2's are the byte shifted up */
-static uint16_t e4m3[256];
-
-static void
-e4m3_init(void)
+uint8_t
+mk_fp8_from_double(double x, enum mk_fp8 fmt)
 {
-	int b;
+	/* mantissa bits, exponent bias, and the largest finite value */
+	const int mb = fmt == MK_FP8_E5M2 ? 2 : 3;
+	const int bias = fmt == MK_FP8_E5M2 ? 15 : 7;
+	const double big = fmt == MK_FP8_E5M2 ? 57344 : 448;
+	const uint8_t sign = signbit(x) ? 0x80 : 0;
+	double a = fabs(x), q;
+	int e;
 
-	for (b = 0; b < 256; b++)
-		e4m3[b] = mk_f32_to_f16((float)mk_fp8_value((uint8_t)b,
-		    MK_FP8_E4M3));
-}
-
-void
-mk_fp8_to_f16(uint16_t *dst, const uint8_t *src, size_t n, enum mk_fp8 fmt)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	size_t i;
-
-	if (fmt == MK_FP8_E5M2) {
-		for (i = 0; i < n; i++)
-			dst[i] = (uint16_t)(src[i] << 8);
-		return;
-	}
-	(void)pthread_once(&once, e4m3_init);
-	for (i = 0; i < n; i++)
-		dst[i] = e4m3[src[i]];
+	if (isnan(x))
+		return 0x7f;
+	/* the quantum of a's binade (subnormals: of the smallest normal) */
+	(void)frexp(a, &e);
+	e = e - 1 < 1 - bias ? 1 - bias : e - 1;
+	q = ldexp(1.0, e - mb);
+	a = nearbyint(a / q) * q;	/* ties to even: the default mode */
+	if (a > big)		/* E4M3 has no infinity: NaN */
+		return (uint8_t)(sign | (fmt == MK_FP8_E5M2 ? 0x7c : 0x7f));
+	if (a < ldexp(1.0, 1 - bias))	/* subnormal (or zero) */
+		return (uint8_t)(sign | (int)ldexp(a, bias - 1 + mb));
+	(void)frexp(a, &e);
+	return (uint8_t)(sign | (e - 1 + bias) << mb |
+	    ((int)ldexp(a, mb - (e - 1)) - (1 << mb)));
 }

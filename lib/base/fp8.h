@@ -16,8 +16,10 @@ enum mk_fp8 { MK_FP8_NONE, MK_FP8_E4M3, MK_FP8_E5M2 };
 /* The value of byte b (NaN, +-inf where the format has them). */
 double	mk_fp8_value(uint8_t b, enum mk_fp8 fmt);
 
-/* n bytes of format fmt as f16 bits, exactly. */
-void	mk_fp8_to_f16(uint16_t *dst, const uint8_t *src, size_t n,
-	    enum mk_fp8 fmt);
+/*
+ * The byte of format fmt nearest x (ties to even); past the largest
+ * value (448, 57344), E4M3's NaN and E5M2's infinity.
+ */
+uint8_t	mk_fp8_from_double(double x, enum mk_fp8 fmt);
 
 #endif

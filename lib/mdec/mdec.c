@@ -150,6 +150,25 @@ task_rows(const struct mk_mdec *p, const struct piece *c,
 	t->k = (const char *)p->k + o;
 	t->v = (const char *)p->v + o;
 	t->n = (size_t)c->len;
+	t->fp8 = p->dtype == MK_U8 ? p->fp8 : MK_FP8_NONE;
+}
+
+/* How much larger than the kernels' values K and V are (FP8 E4M3's). */
+static double
+read_factor(const struct mk_mdec *p)
+{
+	return p->dtype == MK_U8 ? 1 / MK_MDEC_FP8_READ(p->fp8) : 1;
+}
+
+mk_mdec_kernel_fn *
+mk_mdec_kernel(const struct mk_kern *k, int dtype)
+{
+	switch (dtype) {
+	case MK_F16:	return k->mdec_f16;
+	case MK_BF16:	return k->mdec_bf16;
+	case MK_U8:	return k->mdec_fp8;
+	default:	return k->mdec_f32;
+	}
 }
 
 /* nfloat floats, 64-byte aligned, zeroed unless every one is written
@@ -166,13 +185,16 @@ alloc64(size_t nfloat, int zero)
 	return p;
 }
 
-/* q [B][QH][D] to [B*KH][G][ld], times scale * log2(e), padding zero. */
+/*
+ * q [B][QH][D] to [B*KH][G][ld], times scale * log2(e) (and the factor
+ * by which the kernels read K smaller), padding zero.
+ */
 static float *
 scaled_q(const struct mk_mdec *p, int ld)
 {
 	size_t bh = (size_t)p->B * (size_t)p->QH, i;
 	float *qs = alloc64(bh * (size_t)ld, 1);
-	const float c = (float)(p->scale * LOG2E);
+	const float c = (float)(p->scale * LOG2E * read_factor(p));
 	int d;
 
 	if (qs == NULL)
@@ -207,7 +229,7 @@ state_layout(int G, int ld)
  */
 static void
 merge_one(const float *st, struct layout y, const int *pc, int n, int G,
-    int g, int D, int ld, double *acc, float *lse, float *out)
+    int g, int D, int ld, double vf, double *acc, float *lse, float *out)
 {
 	const float *s;
 	double M = -INFINITY, L = 0, w;
@@ -236,8 +258,8 @@ merge_one(const float *st, struct layout y, const int *pc, int n, int G,
 		for (d = 0; d < D; d++)
 			acc[d] += w * s[d];
 	}
-	for (d = 0; d < D; d++)
-		out[d] = (float)(acc[d] / L);
+	for (d = 0; d < D; d++)	/* vf: V's read factor */
+		out[d] = (float)(acc[d] * vf / L);
 	*lse = (float)((M + log2(L)) * LN2);
 }
 
@@ -468,8 +490,7 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 		goto done;
 	x = (struct runctx){ .p = p, .pl = &pl, .qs = qs, .st = st, .y = y,
 	    .wn = wn, .ld = ld, .G = G, .rd = fold != NULL,
-	    .l2 = k->paged_l2, .fn = p->dtype == MK_F16 ? k->mdec_f16 :
-	    p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32 };
+	    .l2 = k->paged_l2, .fn = mk_mdec_kernel(k, p->dtype) };
 	run_pieces(&x, work, T);
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);
@@ -487,7 +508,8 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 			    p->D);
 		else
 			merge_one(st, y, order + from[r], from[r + 1] -
-			    from[r], G, (int)(h % G), p->D, ld, acc, lse + h,
+			    from[r], G, (int)(h % G), p->D, ld,
+			    read_factor(p), acc, lse + h,
 			    out + (size_t)h * (size_t)p->D);
 	}
 	rc = 0;
@@ -509,17 +531,20 @@ done:
 	return rc;
 }
 
-/* Element i of a K/V buffer of dtype dt, exactly. */
+/* Element i of K or V (buf) of p, exactly. */
 static double
-elem(const void *p, int dt, size_t i)
+elem(const struct mk_mdec *p, const void *buf, size_t i)
 {
-	switch (dt) {
+	switch (p->dtype) {
+	case MK_U8:
+		return mk_fp8_value(((const uint8_t *)buf)[i],
+		    (enum mk_fp8)p->fp8);
 	case MK_F16:
-		return mk_f16_to_f32(((const uint16_t *)p)[i]);
+		return mk_f16_to_f32(((const uint16_t *)buf)[i]);
 	case MK_BF16:
-		return mk_bf16_to_f32(((const uint16_t *)p)[i]);
+		return mk_bf16_to_f32(((const uint16_t *)buf)[i]);
 	default:
-		return ((const float *)p)[i];
+		return ((const float *)buf)[i];
 	}
 }
 
@@ -545,7 +570,7 @@ score(const struct mk_mdec *p, size_t qo, size_t kr)
 	int d;
 
 	for (d = 0; d < p->D; d++)
-		s += (double)p->q[qo + (size_t)d] * elem(p->k, p->dtype,
+		s += (double)p->q[qo + (size_t)d] * elem(p, p->k,
 		    kr + (size_t)d);
 	return s * p->scale;
 }
@@ -595,7 +620,7 @@ mk_mdec_reference(const struct mk_mdec *p, double *lse, double *out)
 				sum += w;
 				for (d = 0; d < D; d++)
 					out[oo + (size_t)d] += w *
-					    elem(p->v, p->dtype, kr + (size_t)d);
+					    elem(p, p->v, kr + (size_t)d);
 			}
 			for (d = 0; d < D; d++)
 				out[oo + (size_t)d] /= sum;
@@ -617,7 +642,7 @@ mk_mdec_team(int threads)
 }
 
 /* the float64 reference's helpers, below */
-static double elem(const void *p, int dt, size_t i);
+static double elem(const struct mk_mdec *p, const void *buf, size_t i);
 static int masked(const struct mk_mdec *p, int64_t j, int64_t pos);
 static size_t row_at(const struct mk_mdec *p, int64_t j, int64_t pos);
 static double score(const struct mk_mdec *p, size_t qo, size_t kr);
@@ -661,7 +686,7 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
 				if (s[t] == -INFINITY)
 					continue;
 				kr = row_at(p, j, first + t);
-				acc += exp(s[t] - m) * elem(p->v, p->dtype, kr +
+				acc += exp(s[t] - m) * elem(p, p->v, kr +
 				    (size_t)d);
 			}
 			out[r * (size_t)D + (size_t)d] = (float)(acc / sum);

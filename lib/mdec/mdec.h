@@ -87,7 +87,16 @@ struct mk_mdec_task {
 					 * no attention */
 	int		 l2;		/* paged: the next block's pages into
 					 * L2 too (the table's paged_l2) */
+	int		 fp8;		/* FP8 rows (mdec_fp8): enum mk_fp8 */
 };
+
+/*
+ * An FP8 row as the kernels read it: E5M2 at its value, E4M3 at its value
+ * times 2^-8 (its bits shifted into an f16's, whose exponent bias is 8
+ * more: a shift and a mask a vector, every value exact); mk_mdec_run
+ * scales q and out back.
+ */
+#define MK_MDEC_FP8_READ(fmt)	((fmt) == MK_FP8_E4M3 ? 0x1p-8 : 1.0)
 
 /*
  * Pieces a kernel call may take at once: the kv heads of one stretch of
@@ -112,7 +121,9 @@ struct mk_mdec {
 					 * with lens) */
 	const int64_t	*lens;		/* [B] valid positions of each
 					 * sequence, or NULL: V */
-	int		 dtype;		/* MK_F16, MK_BF16 or MK_F32 (k, v) */
+	int		 dtype;		/* MK_F16, MK_BF16, MK_F32 or MK_U8
+					 * (k, v; u8: FP8 bytes of format fp8) */
+	int		 fp8;		/* enum mk_fp8 of u8 k and v */
 	double		 scale;
 	const float	*q;		/* [B][QH][Q][D] f32 */
 	int		 layout;	/* enum mk_mdec_layout */
@@ -295,6 +306,10 @@ int	mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
 void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 
 
+/* The kernel of table k for K/V of dtype (MK_U8: FP8). */
+typedef void mk_mdec_kernel_fn(const struct mk_mdec_task *t, int n);
+mk_mdec_kernel_fn *mk_mdec_kernel(const struct mk_kern *k, int dtype);
+
 /*
  * Kernel entry points, for the kernel table only (kern_*.c rows); bf16w:
  * bf16 rows that are not whole pairs of vectors, called by bf16.
@@ -302,17 +317,20 @@ void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 void	mk_mdec_f16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_generic(const struct mk_mdec_task *t, int n);
+void	mk_mdec_fp8_generic(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_generic(const void *p, size_t n);
 void	mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx2(const struct mk_mdec_task *t, int n);
+void	mk_mdec_fp8_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16w_avx2(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx2(const void *p, size_t n);
 void	mk_mdec_arith_avx2(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
+void	mk_mdec_fp8_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16w_avx512(const struct mk_mdec_task *t, int n);
 uint64_t mk_read_sum_avx512(const void *p, size_t n);
 void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);

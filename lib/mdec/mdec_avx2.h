@@ -46,15 +46,45 @@ vany_gt(VEC a, VEC b)
 }
 
 /*
- * AVX2 has no 16-bit masked loads: a tail of nv < 8 elements is copied
- * into a zeroed buffer first, so nothing past the row is read.
+ * FP8 bytes widen through f16 bits: a byte sign-extended to 16 bits and
+ * shifted by sh is E5M2's f16 (sh 8) or, kept by the mask 0xbf80 (sign,
+ * exponent and mantissa moved down a bit), E4M3's times 2^-8 (sh 7:
+ * MK_MDEC_FP8_READ).  A byte of all ones below the sign, E4M3's NaN,
+ * becomes 0xffff, an f16 NaN (E5M2's is a NaN either way).
+ */
+typedef struct {
+	__m128i	 sh, keep;
+} CVT;
+
+static inline CVT
+vcvt(int fmt)
+{
+	return (CVT){ _mm_cvtsi32_si128(fmt == MK_FP8_E5M2 ? 8 : 7),
+	    _mm_set1_epi16(fmt == MK_FP8_E5M2 ? -1 : (short)0xbf80) };
+}
+
+static inline __attribute__((always_inline)) __m128i
+fp8_f16(__m128i b, CVT cv)
+{
+	const __m128i low7 = _mm_set1_epi16(0x7f);
+	__m128i x = _mm_cvtepi8_epi16(b);
+
+	return _mm_or_si128(_mm_and_si128(_mm_sll_epi16(x, cv.sh), cv.keep),
+	    _mm_cmpeq_epi16(_mm_and_si128(x, low7), low7));
+}
+
+/*
+ * AVX2 has no 8- or 16-bit masked loads: a tail of nv < 8 elements is
+ * copied into a zeroed buffer first, so nothing past the row is read.
  */
 static inline __attribute__((always_inline)) VEC
-vrow(const void *row, int off, int dt, int nv)
+vrow(const void *row, int off, int dt, int nv, CVT cv)
 {
 	const uint16_t *h = (const uint16_t *)row + off;
 	const float *f = (const float *)row + off;
+	const uint8_t *b = (const uint8_t *)row + off;
 	uint16_t th[8];
+	uint8_t tb[8];
 	float tf[8];
 
 	if (nv < W) {
@@ -62,6 +92,10 @@ vrow(const void *row, int off, int dt, int nv)
 			memset(tf, 0, sizeof(tf));
 			memcpy(tf, f, (size_t)nv * 4);
 			f = tf;
+		} else if (dt == MK_U8) {
+			memset(tb, 0, sizeof(tb));
+			memcpy(tb, b, (size_t)nv);
+			b = tb;
 		} else {
 			memset(th, 0, sizeof(th));
 			memcpy(th, h, (size_t)nv * 2);
@@ -75,6 +109,9 @@ vrow(const void *row, int off, int dt, int nv)
 		return _mm256_castsi256_ps(_mm256_slli_epi32(
 		    _mm256_cvtepu16_epi32(_mm_loadu_si128((const void *)h)),
 		    16));
+	case MK_U8:
+		return _mm256_cvtph_ps(fp8_f16(_mm_loadl_epi64(
+		    (const void *)b), cv));
 	default:
 		return _mm256_loadu_ps(f);
 	}

@@ -40,14 +40,43 @@ vany_gt(VEC a, VEC b)
 #define prefetch(p)	_mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define prefetch_l2(p)	_mm_prefetch((const char *)(p), _MM_HINT_T1)
 
+/*
+ * FP8 bytes widen through f16 bits as in mdec_avx2.h: sign-extended, shifted
+ * by sh (E5M2 8, E4M3 7) and kept by a mask (E4M3: 0xbf80), E4M3's NaN
+ * made 0xffff; one ternary-logic op joins the last two.
+ */
+typedef struct {
+	__m128i	 sh;
+	__m256i	 keep;
+} CVT;
+
+static inline CVT
+vcvt(int fmt)
+{
+	return (CVT){ _mm_cvtsi32_si128(fmt == MK_FP8_E5M2 ? 8 : 7),
+	    _mm256_set1_epi16(fmt == MK_FP8_E5M2 ? -1 : (short)0xbf80) };
+}
+
+static inline __attribute__((always_inline)) __m256i
+fp8_f16(__m128i b, CVT cv)
+{
+	const __m256i low7 = _mm256_set1_epi16(0x7f);
+	__m256i x = _mm256_cvtepi8_epi16(b);
+
+	/* (shifted & keep) | nan */
+	return _mm256_ternarylogic_epi32(_mm256_sll_epi16(x, cv.sh), cv.keep,
+	    _mm256_cmpeq_epi16(_mm256_and_si256(x, low7), low7), 0xea);
+}
+
 /* Masked loads never touch memory outside the mask: tails read nothing
  * past the row. */
 static inline __attribute__((always_inline)) VEC
-vrow(const void *row, int off, int dt, int nv)
+vrow(const void *row, int off, int dt, int nv, CVT cv)
 {
 	__mmask16 m = (__mmask16)((1u << nv) - 1);
 	const uint16_t *h = (const uint16_t *)row + off;
 	const float *f = (const float *)row + off;
+	const uint8_t *b = (const uint8_t *)row + off;
 
 	switch (dt) {
 	case MK_F16:
@@ -59,6 +88,10 @@ vrow(const void *row, int off, int dt, int nv)
 		    _mm512_cvtepu16_epi32(nv == W ?
 		    _mm256_loadu_si256((const void *)h) :
 		    _mm256_maskz_loadu_epi16(m, h)), 16));
+	case MK_U8:
+		return _mm512_cvtph_ps(fp8_f16(nv == W ?
+		    _mm_loadu_si128((const void *)b) :
+		    _mm_maskz_loadu_epi8(m, b), cv));
 	default:
 		return nv == W ? _mm512_loadu_ps(f) : _mm512_maskz_loadu_ps(m, f);
 	}

@@ -42,8 +42,17 @@ normal(uint64_t *s)
 	    (1.7320508075688772 / 65536.0));
 }
 
+const char *
+mk_mdec_kvt_name(int dt, int fp8)
+{
+	if (dt == MK_U8)
+		return fp8 == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3";
+	return mk_dtype_name((enum mk_dtype)dt);
+}
+
 void
-mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads)
+mk_mdec_fill(void *p, size_t n, int dtype, int fp8, uint64_t seed,
+    int threads)
 {
 	size_t nchunk = (n + CHUNK - 1) / CHUNK;
 	int64_t c;
@@ -57,7 +66,10 @@ mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads)
 		for (; i < end; i++) {
 			float x = normal(&s);
 
-			if (dtype == MK_F16)
+			if (dtype == MK_U8)
+				((uint8_t *)p)[i] = mk_fp8_from_double(x,
+				    (enum mk_fp8)fp8);
+			else if (dtype == MK_F16)
 				((uint16_t *)p)[i] = mk_f32_to_f16(x);
 			else if (dtype == MK_BF16)
 				((uint16_t *)p)[i] = mk_f32_to_bf16(x);
@@ -250,7 +262,8 @@ mk_mdec_agree(const struct mk_mdec *p, const float *lse, const float *out,
 
 /* The bench's buffers: the largest batch's inputs and two outputs. */
 struct bufs {
-	void		*k, *v;
+	void		*k[MK_MDEC_BENCH_KVT], *v[MK_MDEC_BENCH_KVT];	/* a
+					 * pair for each dtype of the list */
 	uint8_t		*mask;
 	float		*q, *lse, *out, *glse, *gout;
 	int32_t		*table;		/* the paged layout's [maxB][tw] */
@@ -267,7 +280,7 @@ struct bufs {
  * every reading is as good as another).
  */
 static struct mk_mdec
-bench_problem(const struct mk_mdec_bench *b, int B, int layout,
+bench_problem(const struct mk_mdec_bench *b, int B, int layout, int kvt,
     const struct bufs *u, const uint8_t *mask)
 {
 	struct mk_mdec p;
@@ -278,12 +291,13 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout,
 	p.KH = b->KH;
 	p.D = b->D;
 	p.V = b->V;
-	p.dtype = b->dtype;
-	p.qdtype = b->dtype;
+	p.dtype = b->dtype[kvt];
+	p.fp8 = b->fp8[kvt];
+	p.qdtype = b->dtype[kvt] == MK_U8 ? MK_F16 : b->dtype[kvt];
 	p.scale = 1.0 / sqrt((double)b->D);
 	p.q = u->q;
-	p.k = u->k;
-	p.v = u->v;
+	p.k = u->k[kvt];
+	p.v = u->v[kvt];
 	p.mask = mask;
 	p.layout = layout;
 	p.M = b->V;
@@ -351,8 +365,12 @@ bufs_table(const struct mk_mdec_bench *b, struct bufs *u, int maxB,
 static void
 bufs_free(struct bufs *u)
 {
-	free(u->k);
-	free(u->v);
+	int i;
+
+	for (i = 0; i < MK_MDEC_BENCH_KVT; i++) {
+		free(u->k[i]);
+		free(u->v[i]);
+	}
 	free(u->mask);
 	free(u->q);
 	free(u->lse);
@@ -386,9 +404,12 @@ llc_bytes(void)
 static int
 bufs_cold(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 {
-	size_t esz = mk_dtype_size((enum mk_dtype)b->dtype), least;
+	size_t esz = 4, least;
 	int i, minB = b->bsz[0];
 
+	for (i = 0; i < b->ndtype; i++)	/* the smallest dtype's */
+		if (mk_dtype_size((enum mk_dtype)b->dtype[i]) < esz)
+			esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
 	for (i = 1; i < b->nbsz; i++)
 		minB = b->bsz[i] < minB ? b->bsz[i] : minB;
 	least = 2 * (size_t)minB * u->per * (size_t)b->D * esz;
@@ -406,7 +427,7 @@ bufs_cold(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 static int
 bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 {
-	size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	size_t esz;
 	int i, maxB = 1, maxT = 1;
 
 	memset(u, 0, sizeof(*u));
@@ -417,9 +438,13 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 	u->per = (size_t)b->KH * (size_t)b->V;	/* positions per batch */
 	u->nkv = (size_t)maxB * u->per * (size_t)b->D;
 	u->bh = (size_t)maxB * (size_t)b->QH;
-	if ((u->k = page_alloc(u->nkv * esz, "k", e)) == NULL ||
-	    (u->v = page_alloc(u->nkv * esz, "v", e)) == NULL ||
-	    (u->mask = page_alloc((size_t)maxB * u->per, "the mask", e)) ==
+	for (i = 0; i < b->ndtype; i++) {
+		esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
+		if ((u->k[i] = page_alloc(u->nkv * esz, "k", e)) == NULL ||
+		    (u->v[i] = page_alloc(u->nkv * esz, "v", e)) == NULL)
+			return -1;
+	}
+	if ((u->mask = page_alloc((size_t)maxB * u->per, "the mask", e)) ==
 	    NULL ||
 	    (u->q = page_alloc(u->bh * (size_t)b->D * 4, "q", e)) == NULL ||
 	    (u->lse = page_alloc(u->bh * 4, "lse", e)) == NULL ||
@@ -435,9 +460,14 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 			return -1;
 	if (bufs_cold(b, u, e) < 0)
 		return -1;
-	mk_mdec_fill(u->k, u->nkv, b->dtype, b->seed * 4 + 1, maxT);
-	mk_mdec_fill(u->v, u->nkv, b->dtype, b->seed * 4 + 2, maxT);
-	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, b->seed * 4, maxT);
+	for (i = 0; i < b->ndtype; i++) {	/* the same values, rounded */
+		mk_mdec_fill(u->k[i], u->nkv, b->dtype[i], b->fp8[i],
+		    b->seed * 4 + 1, maxT);
+		mk_mdec_fill(u->v[i], u->nkv, b->dtype[i], b->fp8[i],
+		    b->seed * 4 + 2, maxT);
+	}
+	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, 0, b->seed * 4,
+	    maxT);
 	return 0;
 }
 
@@ -459,11 +489,12 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 {
 	struct mk_mdec p;
 	struct mk_err d;
-	int i, j, l;
+	int i, j, l, t;
 
+	for (t = 0; t < b->ndtype; t++)
 	for (l = 0; l < b->nlayout; l++)
 	for (i = 0; i < b->nbsz; i++) {
-		p = bench_problem(b, b->bsz[i], b->layout[l], u, mask);
+		p = bench_problem(b, b->bsz[i], b->layout[l], t, u, mask);
 		if (mk_mdec_run(&p, &tab[MK_ISA_GENERIC], threads, u->glse,
 		    u->gout, e) < 0)
 			return -1;
@@ -476,10 +507,11 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 			if (mk_mdec_agree(&p, u->lse, u->out, u->glse, u->gout,
 			    1e-4, &d) < 0)
 				return mk_err_data(e, "--bench: %s disagrees "
-				    "with generic at bsz %d, %s: %s",
+				    "with generic at bsz %d, %s, %s: %s",
 				    mk_isa_name((enum mk_isa)b->isa[j]),
 				    b->bsz[i], mk_mdec_layout_name(
-				    b->layout[l]), d.msg);
+				    b->layout[l]), mk_mdec_kvt_name(
+				    b->dtype[t], b->fp8[t]), d.msg);
 		}
 	}
 	return 0;
@@ -489,7 +521,7 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 /* Keep a timed row for --plot. */
 static void
 keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
-    int layout, double density, double gbps,
+    int layout, int kvt, double density, double gbps,
     const struct mk_mdec_timing *tm)
 {
 	struct mk_mdec_bench_row *r;
@@ -501,6 +533,7 @@ keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
 	r->threads = threads;
 	r->bsz = bsz;
 	r->layout = layout;
+	r->dtype = mk_mdec_kvt_name(b->dtype[kvt], b->fp8[kvt]);
 	r->density = density;
 	r->gbps = gbps;
 	r->probe_gbps = tm->probe_gbps;
@@ -512,21 +545,23 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
     struct bufs *u, const uint8_t *mask, double d, FILE *fp,
     struct mk_err *e)
 {
-	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
 	struct mk_mdec_timing tm;
 	struct mk_mdec p;
 	double bytes;
-	int i, j, t, l, cold;
+	int i, j, t, l, c, cold;
 
+	/* the dtypes innermost: their rows are timed side by side */
 	for (i = 0; i < b->nisa; i++)
 		for (t = 0; t < b->nthreads; t++)
 			for (j = 0; j < b->nbsz; j++)
-			for (l = 0; l < b->nlayout; l++) {
+			for (l = 0; l < b->nlayout; l++)
+			for (c = 0; c < b->ndtype; c++) {
 				p = bench_problem(b, b->bsz[j], b->layout[l],
-				    u, mask);
+				    c, u, mask);
 				/* bytes a dense pass reads: K and V rows */
 				bytes = (double)b->bsz[j] * (double)u->per *
-				    2.0 * (double)b->D * (double)esz;
+				    2.0 * (double)b->D * (double)mk_dtype_size(
+				    (enum mk_dtype)p.dtype);
 				cold = bytes < 4.0 * (double)u->llc;
 				if (mk_mdec_time(&p, &tab[b->isa[i]],
 				    &tab[mk_isa_best()], b->threads[t],
@@ -534,16 +569,17 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    u->ncold, u->lse, u->out, &tm, e) < 0)
 					return -1;
 				fprintf(fp, "%s,%d,%d,%s,%g,%.3f,%.2f,%.2f,"
-				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f\n",
+				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f,%s\n",
 				    mk_isa_name((enum mk_isa)b->isa[i]),
 				    b->threads[t], b->bsz[j],
 				    mk_mdec_layout_name(b->layout[l]), d, tm.ms,
 				    bytes / (tm.ms * 1e6), tm.probe_gbps,
 				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
-				    tm.rounds, tm.rows_ms, tm.rows_frac);
+				    tm.rounds, tm.rows_ms, tm.rows_frac,
+				    mk_mdec_kvt_name(p.dtype, p.fp8));
 				fflush(fp);
 				keep_row(b, b->isa[i], b->threads[t],
-				    b->bsz[j], b->layout[l], d,
+				    b->bsz[j], b->layout[l], c, d,
 				    bytes / (tm.ms * 1e6), &tm);
 				if (b->tick != NULL)
 					b->tick(b->tick_ctx);
@@ -566,7 +602,7 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	if (bufs_make(b, &u, e) < 0)
 		goto out;
 	fprintf(fp, "isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,"
-	    "frac_q1,frac_q3,kept,rows_ms,rows_frac\n");
+	    "frac_q1,frac_q3,kept,rows_ms,rows_frac,dtype\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
 		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||
@@ -590,8 +626,7 @@ static int
 kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
     double *ns, double *fl, struct mk_err *e)
 {
-	void (*fn)(const struct mk_mdec_task *, int) = p->dtype == MK_F16 ?
-	    k->mdec_f16 : p->dtype == MK_BF16 ? k->mdec_bf16 : k->mdec_f32;
+	mk_mdec_kernel_fn *fn = mk_mdec_kernel(k, p->dtype);
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	struct mk_mdec_task t;
 	struct stamp a, c, z;
@@ -604,6 +639,7 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 	    MK_MDEC_WORK(G, p->D))) != 0)
 		return mk_err_data(e, "--bench-kernel: out of memory");
 	memset(&t, 0, sizeof(t));
+	t.fp8 = p->dtype == MK_U8 ? p->fp8 : MK_FP8_NONE;
 	t.q = f;
 	t.acc = f + (size_t)G * (size_t)ld;
 	t.work = f + 2 * (size_t)G * (size_t)ld;
@@ -611,7 +647,7 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 		for (d = 0; d < ld; d++)
 			f[(size_t)g * ld + d] = d < p->D ? p->q[(size_t)g *
 			    (size_t)p->D + (size_t)d] * (float)(p->scale *
-			    1.4426950408889634) : 0;
+			    1.4426950408889634 / MK_MDEC_FP8_READ(t.fp8)) : 0;
 	t.k = p->k;
 	t.v = p->v;
 	t.ps = (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
@@ -649,17 +685,21 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
     struct mk_err *e)
 {
 	struct mk_mdec_bench c = *b;
-	const size_t esz = mk_dtype_size((enum mk_dtype)b->dtype);
+	size_t esz = 1;
 	struct mk_kern tab[MK_NISA];
 	const uint8_t *mask;
 	struct mk_mdec p;
 	struct bufs u;
 	double ns[256], fl[256], of[256], best;
-	int i, j, n, r, tries, rc = -1;
+	int i, j, n, r, t, tries, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
-	/* one row of K and V, 256 KiB each: in L2 on every current core */
+	for (i = 0; i < b->ndtype; i++)
+		if (mk_dtype_size((enum mk_dtype)b->dtype[i]) > esz)
+			esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
+	/* one row of K and V, 256 KiB each in the widest dtype (the same
+	 * positions for every dtype): in L2 on every current core */
 	c.KH = 1;
 	c.QH = b->QH / b->KH;
 	c.V = c.M = (int64_t)(262144 / ((size_t)b->D * esz)) > 16 ?
@@ -672,13 +712,14 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	c.layout[0] = MK_MDEC_BHMD;
 	if (bufs_make(&c, &u, e) < 0)
 		goto out;
-	fprintf(fp, "isa,G,D,density,ns,ns_min,floor_ns,of_floor\n");
+	fprintf(fp, "isa,G,D,density,ns,ns_min,floor_ns,of_floor,dtype\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(&c, &u, b->dens[i], 1);
 		if (bench_check(&c, tab, &u, mask, 1, e) < 0)
 			goto out;
-		p = bench_problem(&c, 1, MK_MDEC_BHMD, &u, mask);
-		for (j = 0; j < b->nisa; j++) {
+		for (j = 0; j < b->nisa; j++)
+		for (t = 0; t < b->ndtype; t++) {
+			p = bench_problem(&c, 1, MK_MDEC_BHMD, t, &u, mask);
 			/* a busy machine may preempt every round of a set:
 			 * a few more sets before giving up */
 			for (n = 0, tries = 0; n == 0 && tries < 4; tries++)
@@ -693,10 +734,11 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 			for (r = 0; r < n; r++)	/* each round's own ratio */
 				of[r] = ns[r] / fl[r];
 			best = quantile(ns, n, 0);
-			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f,%.2f,%.3f\n",
+			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f,%.2f,%.3f,%s\n",
 			    mk_isa_name((enum mk_isa)b->isa[j]), c.QH, b->D,
 			    b->dens[i], quantile(ns, n, 0.5), best,
-			    quantile(fl, n, 0.5), quantile(of, n, 0.5));
+			    quantile(fl, n, 0.5), quantile(of, n, 0.5),
+			    mk_mdec_kvt_name(p.dtype, p.fp8));
 			fflush(fp);
 		}
 	}

@@ -15,11 +15,12 @@ struct mk_kern;
 
 /*
  * mk_mdec_fill writes n random, roughly standard normal values of dtype
- * (f16, bf16, f32) to p; mk_mdec_fill_mask sets each of n bytes to 1 with
+ * (f16, bf16, f32, or MK_U8: FP8 bytes of format fp8) to p; mk_mdec_fill_mask sets each of n bytes to 1 with
  * probability density.  Both work on `threads` threads and give the same
  * bytes for any count.
  */
-void	mk_mdec_fill(void *p, size_t n, int dtype, uint64_t seed, int threads);
+void	mk_mdec_fill(void *p, size_t n, int dtype, int fp8, uint64_t seed,
+	    int threads);
 void	mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
 	    int threads);
 
@@ -63,10 +64,15 @@ int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
 	    struct mk_err *e);
 
 #define MK_MDEC_BENCH_LIST	32
+#define MK_MDEC_BENCH_KVT	5	/* K/V dtypes: f16 ... fp8_e5m2 */
+
+/* How the bench's CSV names K/V dtype dt (fp8: MK_U8's format). */
+const char *mk_mdec_kvt_name(int dt, int fp8);
 
 /* One timed row of --bench, kept for --plot. */
 struct mk_mdec_bench_row {
 	int	 isa, threads, bsz, layout;
+	const char *dtype;	/* of K and V, as the CSV names it */
 	double	 density, gbps, probe_gbps, frac;
 };
 
@@ -88,7 +94,10 @@ struct mk_mdec_bench {
 	int	 bs;			/* the paged cache's block size */
 	int	 QH, KH, D, reps;
 	int64_t	 M, V;		/* cache length, valid positions */
-	int	 dtype;		/* of K and V */
+	int	 dtype[MK_MDEC_BENCH_KVT];	/* of K and V: f16, bf16,
+					 * f32, or MK_U8 for FP8 ... */
+	int	 fp8[MK_MDEC_BENCH_KVT];	/* ... of this format */
+	int	 ndtype;
 	uint64_t seed;
 	struct mk_mdec_bench_rows *keep;	/* if not NULL, the timed
 					 * rows are kept there too */
@@ -99,7 +108,7 @@ struct mk_mdec_bench {
 
 /*
  * --bench --plot: the rows as an SVG picture to fp, a group of bars per
- * (batch size, layout, density, threads), a bar per kernel path: its
+ * (batch size, layout, density, threads, dtype), a bar per kernel path: its
  * GB/s (dense bytes) with the same run's read probe marked over it; the
  * numbers on hover.  Write errors are fp's.
  */
@@ -111,7 +120,8 @@ void	mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
  * batch size, layout and density, then time each (path, threads, batch
  * size, layout, density) and write the CSV table
  *   isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,frac_q1,
- *   frac_q3,kept
+ *   frac_q3,kept,rows_ms,rows_frac,dtype
+ * (the K/V dtypes of the list timed side by side, one row each)
  * to fp, a row at a time.  Returns 0, or -1 with e filled.
  */
 int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
@@ -120,7 +130,7 @@ int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
 /*
  * --bench-kernel: each path on one (batch, kv head) row small enough to
  * stay in the core's L2 (K and V 256 KiB each), one thread, every density:
- * the CSV table isa,G,D,density,ns,ns_min,floor_ns,of_floor (nanoseconds
+ * the CSV table isa,G,D,density,ns,ns_min,floor_ns,of_floor,dtype (nanoseconds
  * per unmasked position and kv head: median and best of the rounds; the
  * path's arithmetic alone per position, timed in the same rounds; the
  * median of each round's kernel time over its arithmetic's).

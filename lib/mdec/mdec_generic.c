@@ -11,17 +11,43 @@
 #include <string.h>
 
 #include "base/dtype.h"
+#include "base/fp8.h"
 #include "base/half.h"
 #include "mdec/mdec.h"
 
+/*
+ * What an FP8 row widens to, by byte: its value as the kernels read it
+ * (MK_MDEC_FP8_READ), from the format's definition rather than from the
+ * kernels' bit manipulation, which it checks.
+ */
+struct fp8lut {
+	float	 v[256];
+};
+
 static void
-widen(float *dst, const void *src, int D, int dt)
+fp8_lut(struct fp8lut *l, int fmt)
+{
+	int b;
+
+	for (b = 0; b < 256; b++)
+		l->v[b] = (float)(mk_fp8_value((uint8_t)b, (enum mk_fp8)fmt) *
+		    MK_MDEC_FP8_READ(fmt));
+}
+
+/* A row of D elements of dtype dt as f32 (lut: MK_U8's values). */
+static void
+widen(float *dst, const void *src, int D, int dt, const struct fp8lut *lut)
 {
 	const uint16_t *h = src;
+	const uint8_t *b = src;
 	const float *f = src;
 	int d;
 
 	switch (dt) {
+	case MK_U8:
+		for (d = 0; d < D; d++)
+			dst[d] = lut->v[b[d]];
+		break;
 	case MK_F16:
 		for (d = 0; d < D; d++)
 			dst[d] = mk_f16_to_f32(h[d]);
@@ -118,6 +144,7 @@ kernel(const struct mk_mdec_task *t, int dt)
 {
 	const int D = t->D, G = t->G, ld = t->ld;
 	float *kr = t->work, *vr = t->work + ((D + 15) & ~15);
+	struct fp8lut lut;
 	float s, alpha, p;
 	size_t i, o;
 	int g;
@@ -126,6 +153,8 @@ kernel(const struct mk_mdec_task *t, int dt)
 		read_rows(t, dt);
 		return;
 	}
+	if (dt == MK_U8)
+		fp8_lut(&lut, t->fp8);
 	for (g = 0; g < G; g++) {
 		t->m[g] = -INFINITY;
 		t->l[g] = 0;
@@ -135,8 +164,8 @@ kernel(const struct mk_mdec_task *t, int dt)
 		if (t->mask != NULL && t->mask[i] != 0)
 			continue;
 		o = offset(t, i);
-		widen(kr, (const char *)t->k + o, D, dt);
-		widen(vr, (const char *)t->v + o, D, dt);
+		widen(kr, (const char *)t->k + o, D, dt, &lut);
+		widen(vr, (const char *)t->v + o, D, dt, &lut);
 		for (g = 0; g < G; g++) {
 			s = dot(t->q + (size_t)g * ld, kr, D);
 			/*
@@ -178,6 +207,13 @@ mk_mdec_f32_generic(const struct mk_mdec_task *t, int n)
 		kernel(t++, MK_F32);
 }
 
+void
+mk_mdec_fp8_generic(const struct mk_mdec_task *t, int n)
+{
+	while (n-- > 0)
+		kernel(t++, MK_U8);
+}
+
 /*
  * The arithmetic alone (the floor --bench-kernel compares with): every
  * position's rows widened and multiplied into each head, no softmax.
@@ -187,13 +223,16 @@ mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt)
 {
 	const int D = t->D, ld = t->ld;
 	float *kr = t->work, *vr = t->work + ((D + 15) & ~15), s = 0;
+	struct fp8lut lut;
 	size_t i;
 	int g;
 
+	if (dt == MK_U8)
+		fp8_lut(&lut, t->fp8);
 	memset(t->acc, 0, (size_t)t->G * (size_t)ld * sizeof(float));
 	for (i = 0; i < t->n; i++) {
-		widen(kr, (const char *)t->k + i * t->ps, D, dt);
-		widen(vr, (const char *)t->v + i * t->ps, D, dt);
+		widen(kr, (const char *)t->k + i * t->ps, D, dt, &lut);
+		widen(vr, (const char *)t->v + i * t->ps, D, dt, &lut);
 		for (g = 0; g < t->G; g++) {
 			s += dot(t->q + (size_t)g * ld, kr, D);
 			axpy(t->acc + (size_t)g * ld, t->q[(size_t)g * ld],

@@ -185,36 +185,6 @@ read_files(struct mk_mdec_io *io, const char *const path[MK_MDEC_NIN],
 }
 
 /*
- * An FP8 cache (k or v as u8 or i8 bytes) into f16, which holds every FP8
- * value exactly, so that the f16 kernels of every path compute with it.
- * Costs a pass over the cache and its f16 copy: no faster than f16 yet.
- */
-static int
-fp8_to_f16(struct mk_tensor *t, const char *name, int fmt, struct mk_err *e)
-{
-	struct mk_tensor h;
-	int64_t i, n, chunk = 1 << 20;
-
-	if (t->dtype != MK_U8 && t->dtype != MK_I8)
-		return mk_err_data(e, "%s: dtype %s: an FP8 cache (--dtype "
-		    "%s) is given as its bytes, u8 or i8 (torch: "
-		    ".view(torch.uint8))", name, mk_dtype_name(t->dtype),
-		    fmt == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3");
-	mk_tensor_init(&h);
-	if (mk_tensor_alloc(&h, MK_F16, t->ndim, t->shape, e) < 0)
-		return -1;
-	n = (int64_t)t->nelem;
-#pragma omp parallel for schedule(static)
-	for (i = 0; i < n; i += chunk)
-		mk_kern()->fp8_to_f16((uint16_t *)h.data + i,
-		    (const uint8_t *)t->data + i, (size_t)(n - i < chunk ?
-		    n - i : chunk), fmt);
-	mk_tensor_free(t);
-	*t = h;
-	return 0;
-}
-
-/*
  * vLLM's MLA cache is [blocks, block_size, 576], one latent row a
  * position: with a block table, a 3-dimensional k is that, read as
  * [blocks, block_size, 1, D].
@@ -236,7 +206,6 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 {
 	const struct mk_tensor *tp[MK_MDEC_NIN];
 	const char *np[MK_MDEC_NIN];
-	struct mk_mdec_in in16;
 	int i;
 
 	memset(io, 0, sizeof(*io));
@@ -252,19 +221,13 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 		np[i] = io->name[i];
 	}
 	io->vscale = 1;
-	for (i = 1; i < 3 - (in->v_dim > 0) && in->fp8 != MK_FP8_NONE; i++)
-		if (fp8_to_f16(&io->t[i], io->name[i], in->fp8, e) < 0)
-			return -1;
-	in16 = *in;
-	if (in->fp8 != MK_FP8_NONE)
-		in16.dtype = MK_F16;
 	if (in->v_dim > 0) {
 		/* MLA: V is K's own rows, read where K is; out keeps DV */
 		paged_3d(&io->t[1], path[4] != NULL);
 		tp[2] = &io->t[1];
 		np[2] = io->name[1];
 	}
-	if (mk_mdec_setup(&io->p, tp, np, &in16, e) < 0)
+	if (mk_mdec_setup(&io->p, tp, np, in, e) < 0)
 		return -1;
 	io->dv = io->p.D;
 	if (in->v_dim > 0 && in->v_dim > io->p.D)

@@ -11,8 +11,11 @@
  *   vfma(a, b, c)		a * b + c
  *   vmul(a, b)
  *   vxor(a, b)			bitwise exclusive or
- *   vrow(p, off, dt, nv)	elements off.. of a K/V row of dtype dt as
- *				f32; only nv (1..W) are read, the rest are 0
+ *   vrow(p, off, dt, nv, cv)	elements off.. of a K/V row of dtype dt as
+ *				f32; only nv (1..W) are read, the rest are 0;
+ *				for dt MK_U8 (FP8 bytes) cv, of
+ *   CVT, vcvt(fmt)		what an FP8 format's widening needs (fmt:
+ *				enum mk_fp8), made once a block
  *   vbf16_even(p), vbf16_odd(p)	of the 2W bf16 at p, the even and the
  *				odd elements as f32 (a shift and a mask: no
  *				shuffle, unlike widening W in order)
@@ -251,11 +254,18 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n,
 	}
 }
 
+/* Bytes of an element of K or V (dt MK_U8: FP8). */
+INL size_t
+elem_bytes(int dt)
+{
+	return dt == MK_F32 ? 4 : dt == MK_U8 ? 1 : 2;
+}
+
 /* Bytes of a K or V row. */
 INL size_t
 row_bytes(const struct mk_mdec_task *t, int dt)
 {
-	return (size_t)t->D * (dt == MK_F32 ? 4 : 2);
+	return (size_t)t->D * elem_bytes(dt);
 }
 
 /*
@@ -266,12 +276,12 @@ row_bytes(const struct mk_mdec_task *t, int dt)
  * and a mask for 2W.
  */
 INL VEC
-vchunk(const char *row, int c, int odd, int dt, int nv)
+vchunk(const char *row, int c, int odd, int dt, int nv, CVT cv)
 {
 	if (dt == PAIRS)
 		return odd ? vbf16_odd(row + (size_t)(c - 1) * W * 2) :
 		    vbf16_even(row + (size_t)c * W * 2);
-	return vrow(row, c * W, dt, nv);
+	return vrow(row, c * W, dt, nv, cv);
 }
 
 /*
@@ -430,7 +440,7 @@ scores_of(const VEC *a, int GP)
  */
 INL void
 qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
-    int dt, int GP, VEC *a)
+    int dt, int GP, CVT cv, VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qv[GBMAX], kv;
@@ -441,7 +451,7 @@ qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
 		qv[g] = vload(QT(qt, c, g));
 #pragma GCC unroll 16
 	for (jj = 0; jj < PJ; jj++) {
-		kv = vrow(kr[j0 + jj], c * W, dt, nv);
+		kv = vrow(kr[j0 + jj], c * W, dt, nv, cv);
 #pragma GCC unroll 4
 		for (g = 0; g < GP; g++)
 			a[AIX(GP, PJ, g, jj)] = vfma(qv[g], kv,
@@ -488,7 +498,7 @@ qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
  */
 INL VEC
 qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
-    int GP, int Dc, struct pfq *pq)
+    int GP, int Dc, CVT cv, struct pfq *pq)
 {
 	const int nfull = D / W, tail = D % W;
 	VEC a[W];
@@ -514,7 +524,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		for (c = 0; c < nfull; c++) {
 			if (SPREAD)
 				pf_next(pq);
-			qk_chunk(qt, kr, j0, c, W, dt, GP, a);
+			qk_chunk(qt, kr, j0, c, W, dt, GP, cv, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -525,17 +535,17 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		for (u = 0; u < 4; u++) {
 			if (SPREAD)
 				pf_next(pq);
-			qk_chunk(qt, kr, j0, c + u, W, dt, GP, a);
+			qk_chunk(qt, kr, j0, c + u, W, dt, GP, cv, a);
 		}
 	for (; c < nfull; c++) {
 		if (SPREAD)
 			pf_next(pq);
-		qk_chunk(qt, kr, j0, c, W, dt, GP, a);
+		qk_chunk(qt, kr, j0, c, W, dt, GP, cv, a);
 	}
 	if (tail) {
 		if (SPREAD)
 			pf_next(pq);
-		qk_chunk(qt, kr, j0, nfull, tail, dt, GP, a);
+		qk_chunk(qt, kr, j0, nfull, tail, dt, GP, cv, a);
 	}
 	return scores_of(a, GP);
 }
@@ -552,7 +562,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
  */
 INL void
 pv_step(float *const *acc, const float *p, const char *const *vr, int c0,
-    int nv, int dt, int NR, int PJ, int CB, struct pfq *pq)
+    int nv, int dt, int NR, int PJ, int CB, CVT cv, struct pfq *pq)
 {
 	VEC a[GBMAX][8], pj[GBMAX], vv;
 	int cb, g, r, jj;
@@ -573,7 +583,7 @@ pv_step(float *const *acc, const float *p, const char *const *vr, int c0,
 #pragma GCC unroll 8
 			for (cb = 0; cb < CB; cb++) {
 				vv = vchunk(vr[jj], c0 + cb, cb & 1, dt,
-				    cb == CB - 1 ? nv : W);
+				    cb == CB - 1 ? nv : W, cv);
 #pragma GCC unroll 4
 				for (g = 0; g < NR; g++)
 					a[g][cb] = vfma(pj[g], vv, a[g][cb]);
@@ -603,27 +613,27 @@ _Static_assert(CBMAX(3) == CBMAX(4), "three rows take four's passes");
  */
 INL void
 pv_values(float *const *acc, const float *p, const char *const *vr, int D,
-    int dt, int NR, int PJ, struct pfq *pq)
+    int dt, int NR, int PJ, CVT cv, struct pfq *pq)
 {
 	const int CBM = CBMAX(NR), nfull = D / W, tail = D % W;
 	int c0 = 0;
 
 	for (; c0 + CBM <= nfull; c0 += CBM)
-		pv_step(acc, p, vr, c0, W, dt, NR, PJ, CBM, pq);
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, CBM, cv, pq);
 	if (CBM > 4 && c0 + 4 <= nfull) {
-		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 4, pq);
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 4, cv, pq);
 		c0 += 4;
 	}
 	if (CBM > 2 && c0 + 2 <= nfull) {
-		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 2, pq);
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 2, cv, pq);
 		c0 += 2;
 	}
 	if (CBM > 1 && c0 + 1 <= nfull) {
-		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 1, pq);
+		pv_step(acc, p, vr, c0, W, dt, NR, PJ, 1, cv, pq);
 		c0 += 1;
 	}
 	if (tail)
-		pv_step(acc, p, vr, c0, tail, dt, NR, PJ, 1, pq);
+		pv_step(acc, p, vr, c0, tail, dt, NR, PJ, 1, cv, pq);
 }
 
 /*
@@ -703,6 +713,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const float *qt = w->q + (size_t)g0 * (size_t)((D + W - 1) / W) * W;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
 	const int NR = GP == 4 && GB == 3 ? 3 : GP;	/* rows of values */
+	const CVT cv = vcvt(t->fp8);
 	/*
 	 * Steps of the scores' loop, of the values' loops (three rows take
 	 * as many passes as four); every queue hands out a constant number
@@ -713,7 +724,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const int S1 = NV * ((D + W - 1) / W), S2 = pv_passes(D, GP) * NV * 2;
 	struct pfq pq = { pf_rows(own ? vr : kr, BLK, 1, S1),
 	    pf_rows(ff != NULL ? ff : kr, 2 * BLK, ff != NULL ? 1 : 0, S1 + S2),
-	    row_pf(Dc ? (size_t)Dc * (dt == MK_F32 ? 4 : 2) : rb) };
+	    row_pf(Dc ? (size_t)Dc * elem_bytes(dt) : rb) };
 	int r, j, g;
 
 	for (g = 0; g < GB; g++)
@@ -738,7 +749,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], &pq.rp, 1);
 				prefetch_row(ff[2 * j + 1], &pq.rp, 1);
 			}
-		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, Dc, &pq);
+		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, Dc, cv, &pq);
 	}
 	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
@@ -765,9 +776,9 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	pf_rest(&pq.l1, &pq.rp, 0);
 	pq.l1 = pf_rows(pf != NULL ? pf : kr, BLK, pf != NULL ? 2 : 1, S2);
 	if (NR == 3)
-		pv_values(acc, w->p, vr, D, dt, 3, PJ, &pq);
+		pv_values(acc, w->p, vr, D, dt, 3, PJ, cv, &pq);
 	else
-		pv_values(acc, w->p, vr, D, dt, GP, PJ, &pq);
+		pv_values(acc, w->p, vr, D, dt, GP, PJ, cv, &pq);
 	pf_rest(&pq.l1, &pq.rp, 0);
 	pf_rest(&pq.l2, &pq.rp, 1);
 }
@@ -794,7 +805,7 @@ read_rows(const char *const *rows, int nb, size_t rb, VEC *a,
 		}
 		for (c = 0; c < nf; c += W)
 			*a = vxor(*a, vrow(rows[j], c, MK_F32, nf - c < W ?
-			    nf - c : W));
+			    nf - c : W, vcvt(MK_FP8_NONE)));
 	}
 }
 
@@ -891,9 +902,10 @@ read_dt(int dt, int D)
  */
 INL void
 arith_chunk(const char *kr, const char *vr, const float *q, int ld, int c,
-    int odd, int nv, int d, int GP, const VEC *pb, VEC *a)
+    int odd, int nv, int d, int GP, CVT cv, const VEC *pb, VEC *a)
 {
-	VEC kv = vchunk(kr, c, odd, d, nv), vv = vchunk(vr, c, odd, d, nv);
+	VEC kv = vchunk(kr, c, odd, d, nv, cv), vv = vchunk(vr, c, odd, d, nv,
+	    cv);
 	int g;
 
 #pragma GCC unroll 4
@@ -914,6 +926,7 @@ arith_group(const struct mk_mdec_task *t, const float *q, int GP, int d,
 	/* PAIRS: whole pairs of chunks a step (a pair into one set of
 	 * chains where only one fits) */
 	const int PS = d == PAIRS && PH % 2 ? PH + 1 : PH;
+	const CVT cv = vcvt(t->fp8);
 	VEC pb[GBMAX];
 	size_t i;
 	int c, ph, g;
@@ -928,11 +941,11 @@ arith_group(const struct mk_mdec_task *t, const float *q, int GP, int d,
 				if (c + ph >= nfull)
 					break;
 				arith_chunk(kr, vr, q, ld, c + ph, ph & 1, W,
-				    d, GP, pb, a + 2 * GP * (ph % PH));
+				    d, GP, cv, pb, a + 2 * GP * (ph % PH));
 			}
 		if (tail)
-			arith_chunk(kr, vr, q, ld, nfull, 0, tail, d, GP, pb,
-			    a);
+			arith_chunk(kr, vr, q, ld, nfull, 0, tail, d, GP, cv,
+			    pb, a);
 	}
 }
 
@@ -970,6 +983,7 @@ MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)		\
 	case PAIRS:	arith(t, PAIRS); break;				\
 	case MK_F16:	arith(t, MK_F16); break;			\
 	case MK_BF16:	arith(t, MK_BF16); break;			\
+	case MK_U8:	arith(t, MK_U8); break;				\
 	default:	arith(t, MK_F32); break;			\
 	}								\
 }
@@ -998,7 +1012,8 @@ name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
  * 64 (gpt-oss's; with 64 a run-time value, a head alone 1.5x slower in
  * cache on the Xeon's AVX-512, 4-12 % on AVX2).  bf16
  * rows of 128 are read by pairs, never by mdec_bf16w_<isa>.c, which
- * defines NO_D128.
+ * defines NO_D128.  The FP8 files define NO_D64: FP8 caches are of
+ * 128 (vLLM's) or MLA's 576, and each copy costs the build seconds.
  */
 HEADS(heads4, GB, 4, 0)
 HEADS(heads2, 2, 2, 0)
@@ -1008,9 +1023,15 @@ HEADS(heads1, 1, 1, 0)
 HEADS(heads4_128, GB, 4, 128)
 HEADS(heads2_128, 2, 2, 128)
 HEADS(heads1_128, 1, 1, 128)
+#ifndef NO_D64
 HEADS(heads4_64, GB, 4, 64)
 HEADS(heads2_64, 2, 2, 64)
 HEADS(heads1_64, 1, 1, 64)
+#else
+#define heads4_64	heads4
+#define heads2_64	heads2
+#define heads1_64	heads1
+#endif
 #else
 #define D128	0
 #define heads4_128	heads4

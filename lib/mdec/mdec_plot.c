@@ -18,7 +18,8 @@ same_group(const struct mk_mdec_bench_row *a,
     const struct mk_mdec_bench_row *b)
 {
 	return a->threads == b->threads && a->bsz == b->bsz &&
-	    a->layout == b->layout && a->density == b->density;
+	    a->layout == b->layout && a->density == b->density &&
+	    strcmp(a->dtype, b->dtype) == 0;
 }
 
 /* A round top for the axis: 1, 2 or 5 times a power of ten. */
@@ -100,26 +101,28 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 			slot++;
 		}
 		snprintf(lbl, sizeof(lbl), "%dt b%d", g->threads, g->bsz);
+		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 36, "middle", 9,
+		    "%s", g->dtype);
 		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 14, "middle", 9,
 		    "%s", lbl);
 		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 25, "middle", 9,
 		    "%s d%g", mk_mdec_layout_name(g->layout), g->density);
 	}
 	mk_svg_line(fp, x0, y0 + ph, x0 + ng * gw, y0 + ph, "#444", 0.8);
-	mk_svg_text(fp, x0, y0 + ph + 44, "start", 11, "groups: threads (t), "
-	    "batch size (b), layout, mask density (d)");
+	mk_svg_text(fp, x0, y0 + ph + 52, "start", 11, "groups: threads (t), "
+	    "batch size (b), layout, mask density (d), K/V dtype");
 	for (k = 0, i = 0; k < MK_NISA; k++) {
 		if (!nisa[k])
 			continue;
-		mk_svg_rect(fp, x0 + i * 110, y0 + ph + 60, 12, 10,
+		mk_svg_rect(fp, x0 + i * 110, y0 + ph + 68, 12, 10,
 		    isa_colour[k], NULL);
-		mk_svg_text(fp, x0 + i * 110 + 16, y0 + ph + 69, "start", 11,
+		mk_svg_text(fp, x0 + i * 110 + 16, y0 + ph + 77, "start", 11,
 		    "%s", mk_isa_name((enum mk_isa)k));
 		i++;
 	}
-	mk_svg_line(fp, x0 + i * 110, y0 + ph + 65, x0 + i * 110 + 14,
-	    y0 + ph + 65, "#000", 2);
-	mk_svg_text(fp, x0 + i * 110 + 18, y0 + ph + 69, "start", 11,
+	mk_svg_line(fp, x0 + i * 110, y0 + ph + 73, x0 + i * 110 + 14,
+	    y0 + ph + 73, "#000", 2);
+	mk_svg_text(fp, x0 + i * 110 + 18, y0 + ph + 77, "start", 11,
 	    "read probe");
 	mk_svg_close(fp);
 }

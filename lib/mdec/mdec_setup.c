@@ -12,9 +12,12 @@
 #include "mdec/mdec.h"
 #include "tensor/tensor.h"
 
-/* The dtype t's data holds for attention, or -1 if it cannot be used. */
+/*
+ * The dtype t's data holds for attention, or -1 if it cannot be used; kv:
+ * t is k or v, whose u8 or i8 bytes may be FP8 (MK_U8).
+ */
 static int
-attn_dtype(const struct mk_tensor *t, const struct mk_mdec_in *in)
+attn_dtype(const struct mk_tensor *t, const struct mk_mdec_in *in, int kv)
 {
 	switch (t->dtype) {
 	case MK_F16:
@@ -23,6 +26,9 @@ attn_dtype(const struct mk_tensor *t, const struct mk_mdec_in *in)
 		return t->dtype;
 	case MK_U16:
 		return in->bf16 ? MK_BF16 : -1;
+	case MK_U8:
+	case MK_I8:
+		return kv && in->fp8 != MK_FP8_NONE ? MK_U8 : -1;
 	default:
 		return -1;
 	}
@@ -35,7 +41,11 @@ bad_dtype(struct mk_err *e, const char *name, const struct mk_tensor *t,
 	if (t->dtype == MK_U16 && !in->bf16)
 		return mk_err_data(e, "%s: dtype u16: give --dtype bf16 if it "
 		    "holds bf16 bits (f16, bf16 and f32 are read)", name);
-	if ((t->dtype == MK_U8 || t->dtype == MK_I8) && in->fp8 == MK_FP8_NONE)
+	if ((t->dtype == MK_U8 || t->dtype == MK_I8) && in->fp8 != MK_FP8_NONE)
+		return mk_err_data(e, "%s: dtype %s: q is f16, bf16 or f32 "
+		    "(only k and v hold FP8 bytes)", name,
+		    mk_dtype_name(t->dtype));
+	if (t->dtype == MK_U8 || t->dtype == MK_I8)
 		return mk_err_data(e, "%s: dtype %s: give --dtype fp8_e4m3 or "
 		    "fp8_e5m2 if it holds an FP8 cache's bytes (f16, bf16 and "
 		    "f32 are read)", name, mk_dtype_name(t->dtype));
@@ -392,12 +402,17 @@ mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[MK_MDEC_NIN],
 	size_t n, i;
 
 	memset(p, 0, sizeof(*p));
-	if ((qd = attn_dtype(q, in)) < 0)
+	if ((qd = attn_dtype(q, in, 0)) < 0)
 		return bad_dtype(e, name[0], q, in);
-	if ((kd = attn_dtype(k, in)) < 0)
+	if ((kd = attn_dtype(k, in, 1)) < 0)
 		return bad_dtype(e, name[1], k, in);
-	if ((vd = attn_dtype(v, in)) < 0)
+	if ((vd = attn_dtype(v, in, 1)) < 0)
 		return bad_dtype(e, name[2], v, in);
+	if (in->fp8 != MK_FP8_NONE && kd != MK_U8)
+		return mk_err_data(e, "%s: dtype %s: an FP8 cache (--dtype "
+		    "%s) is given as its bytes, u8 or i8 (torch: "
+		    ".view(torch.uint8))", name[1], mk_dtype_name(k->dtype),
+		    in->fp8 == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3");
 	if (kd != vd)
 		return mk_err_data(e, "%s: v is %s but k is %s: they must "
 		    "have one dtype", name[2], mk_dtype_name(vd),
@@ -435,6 +450,7 @@ mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[MK_MDEC_NIN],
 	if (check_tokens(p, name[0], e) < 0)
 		return -1;
 	p->dtype = kd;
+	p->fp8 = kd == MK_U8 ? in->fp8 : MK_FP8_NONE;
 	p->scale = in->has_scale ? in->scale : 1.0 / sqrt((double)p->D);
 	p->k = k->data;
 	p->v = v->data;

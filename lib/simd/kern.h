@@ -35,13 +35,11 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 	X(f32_to_f16, void, (uint16_t *dst, const float *src, size_t n)) \
 	X(bf16_to_f32, void, (float *dst, const uint16_t *src, size_t n)) \
 	X(f32_to_bf16, void, (uint16_t *dst, const float *src, size_t n)) \
-	/* FP8 bytes (fmt: enum mk_fp8) to f16 bits, exactly */	\
-	X(fp8_to_f16, void, (uint16_t *dst, const uint8_t *src, size_t n, \
-	    int fmt))							\
 	/* decode attention over n pieces of one stretch, by K/V dtype */ \
 	X(mdec_f16, void, (const struct mk_mdec_task *t, int n))	\
 	X(mdec_bf16, void, (const struct mk_mdec_task *t, int n))	\
 	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_fp8, void, (const struct mk_mdec_task *t, int n))	\
 	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
 	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))	\
 	/* read n bytes as fast as possible; their sum as u64 words */	\

@@ -6,7 +6,6 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "base/fp8.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
 #include "tensor/crc32.h"
@@ -114,57 +113,16 @@ f32_to_bf16_avx2(uint16_t *dst, const float *src, size_t n)
 	}
 }
 
-/*
- * FP8 to f16 bits, 16 bytes a step.  E5M2 is an f16's top byte.  E4M3FN
- * (bias 7) is an f16 (bias 15) with its exponent field raised by 8, but
- * for its 7 subnormals (exponent 0: m 2^-9, normal f16s whose top bytes
- * a table gives) and its NaN (0x7f, 0xff).
- */
-static void
-fp8_to_f16_avx2(uint16_t *dst, const uint8_t *src, size_t n, int fmt)
-{
-	const __m256i low7 = _mm256_set1_epi16(0x7f);
-	const __m256i sub_hi = _mm256_setr_epi8(0, 0x18, 0x1c, 0x1e, 0x20,
-	    0x21, 0x22, 0x23, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x18, 0x1c, 0x1e,
-	    0x20, 0x21, 0x22, 0x23, 0, 0, 0, 0, 0, 0, 0, 0);
-	__m256i x, a, h, sub;
-	size_t i;
-
-	for (i = 0; i + 16 <= n; i += 16) {
-		x = _mm256_cvtepu8_epi16(_mm_loadu_si128((const void *)(src +
-		    i)));
-		if (fmt == MK_FP8_E5M2)
-			h = _mm256_slli_epi16(x, 8);
-		else {
-			a = _mm256_and_si256(x, low7);
-			h = _mm256_add_epi16(_mm256_slli_epi16(a, 7),
-			    _mm256_set1_epi16(0x2000));
-			/* a < 8: the table's top byte (the low byte of a lane
-			 * indexes it, the high byte of the lane reads entry 0) */
-			sub = _mm256_slli_epi16(_mm256_shuffle_epi8(sub_hi, a), 8);
-			h = _mm256_blendv_epi8(h, sub, _mm256_cmpgt_epi16(
-			    _mm256_set1_epi16(8), a));
-			h = _mm256_blendv_epi8(h, _mm256_set1_epi16(0x7e00),
-			    _mm256_cmpeq_epi16(a, low7));
-			h = _mm256_or_si256(h, _mm256_slli_epi16(
-			    _mm256_andnot_si256(low7, x), 8));
-		}
-		_mm256_storeu_si256((void *)(dst + i), h);
-	}
-	if (i < n)
-		mk_fp8_to_f16(dst + i, src + i, n - i, (enum mk_fp8)fmt);
-}
-
 const struct mk_kern mk_kern_avx2 = {
 	.name = "avx2",
 	.f16_to_f32 = f16_to_f32_avx2,
 	.f32_to_f16 = f32_to_f16_avx2,
 	.bf16_to_f32 = bf16_to_f32_avx2,
 	.f32_to_bf16 = f32_to_bf16_avx2,
-	.fp8_to_f16 = fp8_to_f16_avx2,
 	.mdec_f16 = mk_mdec_f16_avx2,
 	.mdec_bf16 = mk_mdec_bf16_avx2,
 	.mdec_f32 = mk_mdec_f32_avx2,
+	.mdec_fp8 = mk_mdec_fp8_avx2,
 	.mdec_arith = mk_mdec_arith_avx2,
 	.read_sum = mk_read_sum_avx2,
 	.crc32 = mk_crc32_avx2,

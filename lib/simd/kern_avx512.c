@@ -118,6 +118,7 @@ const struct mk_kern mk_kern_avx512 = {
 	.mdec_f16 = mk_mdec_f16_avx512,
 	.mdec_bf16 = mk_mdec_bf16_avx512,
 	.mdec_f32 = mk_mdec_f32_avx512,
+	.mdec_fp8 = mk_mdec_fp8_avx512,
 	.mdec_arith = mk_mdec_arith_avx512,
 	.read_sum = mk_read_sum_avx512,
 	.a2a_scan = mk_a2a_scan_avx512,

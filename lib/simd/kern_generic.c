@@ -8,7 +8,6 @@
 #endif
 
 #include "a2a/a2a_scan.h"
-#include "base/fp8.h"
 #include "base/half.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
@@ -50,22 +49,16 @@ f32_to_bf16_generic(uint16_t *dst, const float *src, size_t n)
 		dst[i] = mk_f32_to_bf16(src[i]);
 }
 
-static void
-fp8_to_f16_generic(uint16_t *dst, const uint8_t *src, size_t n, int fmt)
-{
-	mk_fp8_to_f16(dst, src, n, (enum mk_fp8)fmt);
-}
-
 const struct mk_kern mk_kern_generic = {
 	.name = "generic",
 	.f16_to_f32 = f16_to_f32_generic,
 	.f32_to_f16 = f32_to_f16_generic,
 	.bf16_to_f32 = bf16_to_f32_generic,
 	.f32_to_bf16 = f32_to_bf16_generic,
-	.fp8_to_f16 = fp8_to_f16_generic,
 	.mdec_f16 = mk_mdec_f16_generic,
 	.mdec_bf16 = mk_mdec_bf16_generic,
 	.mdec_f32 = mk_mdec_f32_generic,
+	.mdec_fp8 = mk_mdec_fp8_generic,
 	.mdec_arith = mk_mdec_arith_generic,
 	.read_sum = mk_read_sum_generic,
 	.a2a_scan = mk_a2a_scan_generic,

@@ -1,6 +1,6 @@
 /*
  * test_mdec.c - decode attention: every kernel path this CPU has, every
- * K/V dtype, both layouts and thread counts 1-3, against the float64
+ * K/V dtype (FP8 E4M3 and E5M2 too), every layout and thread counts 1-3, against the float64
  * reference (mk_mdec_reference) and against the generic path, on fresh
  * random inputs of awkward shapes.
  *
@@ -55,10 +55,25 @@ normal(struct rng *r)
 	    rng_unit(r) - 2.0) * 1.7320508);
 }
 
+/* A K/V element type: a dtype, and for MK_U8 its FP8 format. */
+struct kvt {
+	int	dt, fp8;
+};
+
+static const struct kvt kvts[] = {
+	{ MK_F16, 0 }, { MK_BF16, 0 }, { MK_F32, 0 },
+	{ MK_U8, MK_FP8_E4M3 }, { MK_U8, MK_FP8_E5M2 },
+};
+#define NKVT	(int)(sizeof(kvts) / sizeof(kvts[0]))
+
 static void
-put(void *p, int dt, size_t i, float x)
+put(void *p, struct kvt t, size_t i, float x)
 {
-	if (dt == MK_F16)
+	const int dt = t.dt;
+
+	if (dt == MK_U8)
+		((uint8_t *)p)[i] = mk_fp8_from_double(x, (enum mk_fp8)t.fp8);
+	else if (dt == MK_F16)
 		((uint16_t *)p)[i] = mk_f32_to_f16(x);
 	else if (dt == MK_BF16)
 		((uint16_t *)p)[i] = mk_f32_to_bf16(x);
@@ -75,10 +90,11 @@ struct prob {
 };
 
 static void
-make(struct prob *x, const struct shape *s, int dt, uint64_t seed)
+make(struct prob *x, const struct shape *s, struct kvt dt, uint64_t seed)
 {
 	struct rng r = { seed };
-	size_t rows = (size_t)s->B * (size_t)s->KH, esz = mk_dtype_size(dt);
+	size_t rows = (size_t)s->B * (size_t)s->KH;
+	size_t esz = mk_dtype_size(dt.dt);
 	size_t nkv = rows * (size_t)s->M * (size_t)s->D, i, j, pos;
 	int d;
 
@@ -114,7 +130,8 @@ make(struct prob *x, const struct shape *s, int dt, uint64_t seed)
 	x->p.KH = s->KH;
 	x->p.D = s->D;
 	x->p.V = s->V;
-	x->p.dtype = dt;
+	x->p.dtype = dt.dt;
+	x->p.fp8 = dt.fp8;
 	x->p.scale = 1.0 / sqrt((double)s->D) * (seed % 2 ? 1.0 : 1.7);
 	x->p.q = x->q;
 	x->p.k = x->k;
@@ -180,6 +197,9 @@ close_enough(const struct prob *x, const float *lse, const float *out,
 		for (d = 0; d < x->p.D; d++) {
 			err = fabs(out[i * (size_t)x->p.D + (size_t)d] -
 			    x->rout[i * (size_t)x->p.D + (size_t)d]);
+			if (isnan(x->rout[i * (size_t)x->p.D + (size_t)d]) &&
+			    isnan(err))
+				continue;	/* a NaN value, as it should */
 			if (!(err <= 1e-5 * (fabs(x->rout[i * (size_t)x->p.D +
 			    (size_t)d]) + big)) && bad++ < 3)
 				fprintf(stderr, "  %s: row %zu d %d out %.9g, "
@@ -260,7 +280,8 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 			poison(lse, bh);
 			poison(out, nout);
 			snprintf(w, sizeof(w), "%s %s %s threads %d", what,
-			    mk_dtype_name(p->dtype),
+			    p->dtype != MK_U8 ? mk_dtype_name(p->dtype) :
+			    p->fp8 == MK_FP8_E4M3 ? "fp8_e4m3" : "fp8_e5m2",
 			    mk_isa_name((enum mk_isa)isa), threads);
 			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
 			    lse, out, &e), 0);
@@ -284,7 +305,6 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 static void
 test_paths(void)
 {
-	static const int dts[] = { MK_F16, MK_BF16, MK_F32 };
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
 	struct mk_err e;
@@ -295,8 +315,8 @@ test_paths(void)
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
 	for (s = 0; s < (int)(sizeof(shapes) / sizeof(shapes[0])); s++)
-		for (t = 0; t < 3; t++) {
-			make(&x, &shapes[s], dts[t], 1000u + (unsigned)s * 7u +
+		for (t = 0; t < NKVT; t++) {
+			make(&x, &shapes[s], kvts[t], 1000u + (unsigned)s * 7u +
 			    (unsigned)t);
 			bh = (size_t)x.p.B * (size_t)x.p.QH;
 			glse = malloc(bh * 4);
@@ -327,7 +347,7 @@ test_nan_query(void)
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
-	make(&x, &sh, MK_F16, 77);
+	make(&x, &sh, kvts[0], 77);
 	x.q[1 * 64 + 5] = NAN;			/* b 0, head 1 */
 	x.q[(8 + 6) * 64 + 63] = INFINITY;	/* b 1, head 6 */
 	x.q[0 * 64] = -INFINITY;		/* b 0, head 0 */
@@ -345,6 +365,47 @@ test_nan_query(void)
 }
 
 /*
+ * An FP8 NaN byte (E4M3 has one pattern a sign, E5M2 six) at a valid,
+ * unmasked position: in K, the NaN score makes every head of its kv row
+ * NaN; in V, the heads of its kv row have NaN in that element of out
+ * only.  The kernels widen bytes by bit manipulation, so a NaN must be
+ * made one on purpose: the reference is checked by hand, the paths
+ * against it.
+ */
+static void
+test_fp8_nan(void)
+{
+	static const struct shape sh = { 2, 8, 2, 64, 300, 300, 0.3, 0,
+	    "fp8 nan" };
+	struct mk_kern tab[MK_NISA];
+	struct prob x;
+	size_t pos;
+	int i, f, d;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	for (f = 3; f < NKVT; f++) {
+		make(&x, &sh, kvts[f], 91 + (unsigned)f);
+		/* kv row 0: a NaN in K; kv row 3: one in V, element 7 */
+		for (pos = 0; x.mask[pos]; pos++)
+			continue;
+		((uint8_t *)x.k)[pos * 64 + 5] = 0xff;
+		for (pos = 3 * 300 + 17; x.mask[pos]; pos++)
+			continue;
+		((uint8_t *)x.v)[pos * 64 + 7] = 0x7f;
+		mk_mdec_reference(&x.p, x.rlse, x.rout);
+		for (i = 0; i < 16; i++) {
+			CU_ASSERT(isnan(x.rlse[i]) == (i < 4));
+			for (d = 0; d < 64; d++)
+				CU_ASSERT(isnan(x.rout[i * 64 + d]) ==
+				    (i < 4 || (i >= 12 && d == 7)));
+		}
+		check_all(&x, &x.p, tab, "fp8 nan", NULL);
+		drop(&x);
+	}
+}
+
+/*
  * The other layouts: the same logical cache as x (bhmd), copied into
  * [B, M, KH, D] or into a paged cache, must give x's float64 reference.
  * The reference was computed on x's own layout, so a wrong address in
@@ -358,7 +419,7 @@ kv_alloc(const struct prob *x, size_t nelem)
 	void *dst = malloc(nelem * esz);
 
 	for (i = 0; i < nelem; i++)
-		put(dst, x->p.dtype, i, NAN);
+		put(dst, (struct kvt){ x->p.dtype, x->p.fp8 }, i, NAN);
 	return dst;
 }
 
@@ -519,7 +580,6 @@ set_paged_l2(struct mk_kern *tab, int on)
 static void
 test_layouts(void)
 {
-	static const int dts[] = { MK_F16, MK_BF16, MK_F32 };
 	static const int bss[] = { 1, 16, 128, 5 };
 	struct mk_kern tab[MK_NISA];
 	struct mk_mdec p;
@@ -534,8 +594,8 @@ test_layouts(void)
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
 	for (s = 0; s < (int)(sizeof(lshapes) / sizeof(lshapes[0])); s++)
-		for (t = 0; t < 3; t++) {
-			make(&x, &lshapes[s], dts[t], 5000u + (unsigned)s * 7u +
+		for (t = 0; t < NKVT; t++) {
+			make(&x, &lshapes[s], kvts[t], 5000u + (unsigned)s * 7u +
 			    (unsigned)t);
 			p = as_bmhd(&x, &k, &v);
 			snprintf(what, sizeof(what), "%s bmhd", lshapes[s].what);
@@ -731,6 +791,7 @@ suite_mdec(void)
 	    test_paths);
 	CU_add_test(s, "bmhd and paged layouts vs float64", test_layouts);
 	CU_add_test(s, "a query with NaN or inf gives NaN", test_nan_query);
+	CU_add_test(s, "an FP8 NaN in K or V gives NaN", test_fp8_nan);
 	CU_add_test(s, "read probe", test_read_sum);
 	CU_add_test(s, "input policy: one stream or a file each",
 	    test_input_policy);

@@ -1,6 +1,7 @@
 # A tiny --bench: the CSV header, one row per path, threads, batch size,
-# layout and mask density (timings vary, so only the first five fields and
-# the field count are compared), every path checked against generic first.
+# layout, mask density and K/V dtype (timings vary, so only the first five
+# fields, the dtype and the field count are compared), every path checked
+# against generic first.
 mdecode --bench --bsz 1,2 --q-heads 4 --kv-heads 2 --max-length 600 \
     --dim 64 --reps 1 --threads 1,2 --isa generic > bench.csv
 awk -F, '{ print $1 "," $2 "," $3 "," $4 "," $5 "," NF }' bench.csv
@@ -25,7 +26,13 @@ mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 3 \
     die "one row per path and density: $(cat kern.csv)"
 head -1 kern.csv
 awk -F, 'NR > 1 && !($2 == 4 && $3 == 64 && $5 > 0 && $6 > 0 && $6 <= $5 &&
-    $7 > 0 && $8 > 0 && NF == 8) { print "bad row: " $0 }' kern.csv
+    $7 > 0 && $8 > 0 && $9 == "f16" && NF == 9) { print "bad row: " $0 }' kern.csv
+echo "-- a list of dtypes: their rows side by side, each checked first"
+mdecode --bench --bsz 1 --q-heads 8 --kv-heads 2 --max-length 300 --dim 128 \
+    --reps 1 --threads 1 --isa generic --mask-density 0.4 \
+    --dtype f16,fp8_e4m3,fp8_e5m2,bf16 | cut -d, -f1-5,15
+mdecode --bench-kernel --q-heads 8 --kv-heads 2 --dim 64 --reps 1 \
+    --isa generic --mask-density 0 --dtype fp8_e5m2,f32 | cut -d, -f1-4,9
 echo "-- a cache shorter than a block: fine unless paged is timed"
 mdecode --bench --max-length 20 --bsz 1 --reps 1 --isa generic --threads 1 |
     cut -d, -f1-5

@@ -1,5 +1,5 @@
 # --bench --plot: each path's GB/s beside the read probe of the same run,
-# a group per (threads, batch size, layout, density); rendered by a real
+# a group per (threads, batch size, layout, density, dtype); rendered by a real
 # renderer; the numbers on hover.  (Timings vary; only the shape of the
 # picture is checked.)
 mdecode --bench --isa generic --bsz 1,2 --max-length 2048 --threads 1 --reps 1 --mask-density 0,0.5 --plot b.svg > b.csv
