@@ -1,7 +1,7 @@
 /*
- * mdec.h - masked flash-decoding attention on CPUs: one query
- * token per sequence, the semantics of torch_masked_attention in seed
- * 004.
+ * mdec.h - masked flash-decoding attention on CPUs: the semantics of
+ * torch_masked_attention, the PyTorch reference of a Triton masked
+ * flash-decoding kernel (one query token per sequence; Q tokens below).
  *
  * For batch b and query head h (kv head h / (QH/KH)):
  *     s_p   = scale * q[b,h] . k[b,kh,p]          for valid positions p
