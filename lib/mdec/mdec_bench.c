@@ -145,10 +145,10 @@ quantile(double *v, int n, double q)
 /* The medians and quartiles of the n kept rounds into tm. */
 static void
 summarize(double *tk, double *tp, double *fr, double *tr, double *rf, int n,
-    size_t kv, struct mk_mdec_timing *tm)
+    double kv, struct mk_mdec_timing *tm)
 {
 	tm->ms = quantile(tk, n, 0.5);
-	tm->probe_gbps = 2.0 * (double)kv / (quantile(tp, n, 0.5) * 1e6);
+	tm->probe_gbps = kv / (quantile(tp, n, 0.5) * 1e6);
 	tm->frac_q1 = quantile(fr, n, 0.25);
 	tm->frac = quantile(fr, n, 0.5);
 	tm->frac_q3 = quantile(fr, n, 0.75);
@@ -173,6 +173,8 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 {
 	const size_t kv = (size_t)p->B * (size_t)p->KH * (size_t)p->V *
 	    (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
+	/* the probe reads K and V, or K alone where V is K's rows (MLA) */
+	const double both = (p->v == p->k ? 1.0 : 2.0) * (double)kv;
 	double *tk = calloc(5 * ((size_t)rounds + 1), sizeof(double));
 	double *tp = tk + rounds + 1, *fr = tp + rounds + 1;
 	double *tr = fr + rounds + 1, *rf = tr + rounds + 1;
@@ -193,7 +195,8 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		sink += chill(probe, cold, ncold, threads);
 		a = stamp();
 		sink += mk_read_sum(probe, p->k, kv, threads);
-		sink += mk_read_sum(probe, p->v, kv, threads);
+		if (p->v != p->k)
+			sink += mk_read_sum(probe, p->v, kv, threads);
 		b = stamp();
 		sink += chill(probe, cold, ncold, threads);
 		b2 = stamp();
@@ -214,14 +217,14 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		tp[i] = b.wall - a.wall;
 		tk[i] = c.wall - b2.wall;
 		tr[i] = d.wall - c2.wall;
-		fr[i] = (bytes / tk[i]) / (2.0 * (double)kv / tp[i]);
+		fr[i] = (bytes / tk[i]) / (both / tp[i]);
 		rf[i] = tr[i] / tk[i];
 	}
 	tm->kept = n;
 	tm->rounds = rounds;
 	/* every round preempted (or passes too short for CPU time to tell,
 	 * as tiny problems are): the medians of all, kept 0 says so */
-	summarize(tk, tp, fr, tr, rf, n ? n : rounds, kv, tm);
+	summarize(tk, tp, fr, tr, rf, n ? n : rounds, both, tm);
 	rc = 0;
 done:
 	(void)sink;
@@ -297,7 +300,7 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout, int kvt,
 	p.scale = 1.0 / sqrt((double)b->D);
 	p.q = u->q;
 	p.k = u->k[kvt];
-	p.v = u->v[kvt];
+	p.v = b->mla ? u->k[kvt] : u->v[kvt];
 	p.mask = mask;
 	p.layout = layout;
 	p.M = b->V;
@@ -412,7 +415,8 @@ bufs_cold(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 			esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
 	for (i = 1; i < b->nbsz; i++)
 		minB = b->bsz[i] < minB ? b->bsz[i] : minB;
-	least = 2 * (size_t)minB * u->per * (size_t)b->D * esz;
+	least = (size_t)(b->mla ? 1 : 2) * (size_t)minB * u->per *
+	    (size_t)b->D * esz;
 	u->llc = llc_bytes();
 	if (u->llc == 0 || least >= 4 * u->llc)
 		return 0;
@@ -441,7 +445,8 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 	for (i = 0; i < b->ndtype; i++) {
 		esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
 		if ((u->k[i] = page_alloc(u->nkv * esz, "k", e)) == NULL ||
-		    (u->v[i] = page_alloc(u->nkv * esz, "v", e)) == NULL)
+		    (!b->mla && (u->v[i] = page_alloc(u->nkv * esz, "v",
+		    e)) == NULL))
 			return -1;
 	}
 	if ((u->mask = page_alloc((size_t)maxB * u->per, "the mask", e)) ==
@@ -463,8 +468,9 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 	for (i = 0; i < b->ndtype; i++) {	/* the same values, rounded */
 		mk_mdec_fill(u->k[i], u->nkv, b->dtype[i], b->fp8[i],
 		    b->seed * 4 + 1, maxT);
-		mk_mdec_fill(u->v[i], u->nkv, b->dtype[i], b->fp8[i],
-		    b->seed * 4 + 2, maxT);
+		if (!b->mla)
+			mk_mdec_fill(u->v[i], u->nkv, b->dtype[i], b->fp8[i],
+			    b->seed * 4 + 2, maxT);
 	}
 	mk_mdec_fill(u->q, u->bh * (size_t)b->D, MK_F32, 0, b->seed * 4,
 	    maxT);
@@ -558,10 +564,11 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 			for (c = 0; c < b->ndtype; c++) {
 				p = bench_problem(b, b->bsz[j], b->layout[l],
 				    c, u, mask);
-				/* bytes a dense pass reads: K and V rows */
+				/* bytes a dense pass reads: K and V rows
+				 * (MLA: K's) */
 				bytes = (double)b->bsz[j] * (double)u->per *
-				    2.0 * (double)b->D * (double)mk_dtype_size(
-				    (enum mk_dtype)p.dtype);
+				    (b->mla ? 1.0 : 2.0) * (double)b->D *
+				    (double)mk_dtype_size((enum mk_dtype)p.dtype);
 				cold = bytes < 4.0 * (double)u->llc;
 				if (mk_mdec_time(&p, &tab[b->isa[i]],
 				    &tab[mk_isa_best()], b->threads[t],

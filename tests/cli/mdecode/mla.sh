@@ -15,6 +15,6 @@ fails 2 mdecode -q q.npy -k k.npy -v k.npy --v-dim 4
 fails 2 mdecode -q q.npy -k k.npy --v-dim 9
 cp "$ex" ex.npy
 fails 1 mdecode --v-dim 4 ex.npy
-fails 2 mdecode --bench --v-dim 512
+fails 2 mdecode --bench --v-dim 512	# wider than the bench's --dim 128
 rm -f q.npy k.npy m.npy ex.npy vk.csv v8.csv v4.csv
 only_files
