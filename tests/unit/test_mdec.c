@@ -197,9 +197,10 @@ close_enough(const struct prob *x, const float *lse, const float *out,
 		for (d = 0; d < x->p.D; d++) {
 			err = fabs(out[i * (size_t)x->p.D + (size_t)d] -
 			    x->rout[i * (size_t)x->p.D + (size_t)d]);
-			if (isnan(x->rout[i * (size_t)x->p.D + (size_t)d]) &&
-			    isnan(err))
-				continue;	/* a NaN value, as it should */
+			if ((isnan(x->rout[i * (size_t)x->p.D + (size_t)d]) &&
+			    isnan(err)) || out[i * (size_t)x->p.D + (size_t)d] ==
+			    x->rout[i * (size_t)x->p.D + (size_t)d])
+				continue;	/* NaN or infinite, as it should */
 			if (!(err <= 1e-5 * (fabs(x->rout[i * (size_t)x->p.D +
 			    (size_t)d]) + big)) && bad++ < 3)
 				fprintf(stderr, "  %s: row %zu d %d out %.9g, "
@@ -368,9 +369,11 @@ test_nan_query(void)
  * An FP8 NaN byte (E4M3 has one pattern a sign, E5M2 six) at a valid,
  * unmasked position: in K, the NaN score makes every head of its kv row
  * NaN; in V, the heads of its kv row have NaN in that element of out
- * only.  The kernels widen bytes by bit manipulation, so a NaN must be
- * made one on purpose: the reference is checked by hand, the paths
- * against it.
+ * only.  E5M2's infinities too: in K, a score of +inf (NaN for its
+ * heads) or -inf (the position counts for nothing), by q's sign; in V,
+ * an infinite element of out.  The kernels widen bytes by bit
+ * manipulation, so these must be made on purpose: the reference is
+ * checked by hand, the paths against it.
  */
 static void
 test_fp8_nan(void)
@@ -401,6 +404,20 @@ test_fp8_nan(void)
 				    (i < 4 || (i >= 12 && d == 7)));
 		}
 		check_all(&x, &x.p, tab, "fp8 nan", NULL);
+		if (kvts[f].fp8 == MK_FP8_E5M2) {
+			/* kv row 1: an infinity in K; kv row 2: one in V */
+			for (pos = 300 + 40; x.mask[pos]; pos++)
+				continue;
+			((uint8_t *)x.k)[pos * 64 + 9] = 0x7c;
+			for (pos = 2 * 300 + 3; x.mask[pos]; pos++)
+				continue;
+			((uint8_t *)x.v)[pos * 64 + 2] = 0xfc;
+			mk_mdec_reference(&x.p, x.rlse, x.rout);
+			for (i = 8; i < 12; i++)
+				CU_ASSERT(isinf(x.rout[i * 64 + 2]) &&
+				    x.rout[i * 64 + 2] < 0);
+			check_all(&x, &x.p, tab, "fp8 inf", NULL);
+		}
 		drop(&x);
 	}
 }
