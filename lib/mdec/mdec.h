@@ -91,11 +91,14 @@ struct mk_mdec_task {
 };
 
 /*
- * An FP8 row as the kernels read it: E5M2 at its value, E4M3 at its value
- * times 2^-8 (its bits shifted into an f16's, whose exponent bias is 8
- * more: a shift and a mask a vector, every value exact); mk_mdec_run
- * scales q and out back.
+ * An FP8 row as the kernels read it: each byte sign-extended to 16 bits,
+ * shifted left by MK_MDEC_FP8_SHIFT and kept by MK_MDEC_FP8_KEEP is f16
+ * bits (E4M3's NaN, 0x7f and 0xff, made 0xffff apart), exactly E5M2's
+ * value or E4M3's times MK_MDEC_FP8_READ (an f16's exponent bias is 8
+ * more than E4M3's); mk_mdec_run scales q and out back.
  */
+#define MK_MDEC_FP8_SHIFT(fmt)	((fmt) == MK_FP8_E5M2 ? 8 : 7)
+#define MK_MDEC_FP8_KEEP(fmt)	((fmt) == MK_FP8_E5M2 ? 0xffff : 0xbf80)
 #define MK_MDEC_FP8_READ(fmt)	((fmt) == MK_FP8_E4M3 ? 0x1p-8 : 1.0)
 
 /*

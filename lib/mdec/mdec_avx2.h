@@ -46,11 +46,9 @@ vany_gt(VEC a, VEC b)
 }
 
 /*
- * FP8 bytes widen through f16 bits: a byte sign-extended to 16 bits and
- * shifted by sh is E5M2's f16 (sh 8) or, kept by the mask 0xbf80 (sign,
- * exponent and mantissa moved down a bit), E4M3's times 2^-8 (sh 7:
- * MK_MDEC_FP8_READ).  A byte of all ones below the sign, E4M3's NaN,
- * becomes 0xffff, an f16 NaN (E5M2's is a NaN either way).
+ * FP8 bytes widen through f16 bits (mdec.h, MK_MDEC_FP8_SHIFT): a byte of
+ * all ones below the sign, E4M3's NaN, becomes 0xffff, an f16 NaN (E5M2's
+ * is a NaN either way).
  */
 typedef struct {
 	__m128i	 sh, keep;
@@ -59,8 +57,8 @@ typedef struct {
 static inline CVT
 vcvt(int fmt)
 {
-	return (CVT){ _mm_cvtsi32_si128(fmt == MK_FP8_E5M2 ? 8 : 7),
-	    _mm_set1_epi16(fmt == MK_FP8_E5M2 ? -1 : (short)0xbf80) };
+	return (CVT){ _mm_cvtsi32_si128(MK_MDEC_FP8_SHIFT(fmt)),
+	    _mm_set1_epi16((short)MK_MDEC_FP8_KEEP(fmt)) };
 }
 
 static inline __attribute__((always_inline)) __m128i

@@ -41,9 +41,10 @@ vany_gt(VEC a, VEC b)
 #define prefetch_l2(p)	_mm_prefetch((const char *)(p), _MM_HINT_T1)
 
 /*
- * FP8 bytes widen through f16 bits as in mdec_avx2.h: sign-extended, shifted
- * by sh (E5M2 8, E4M3 7) and kept by a mask (E4M3: 0xbf80), E4M3's NaN
- * made 0xffff; one ternary-logic op joins the last two.
+ * FP8 bytes widen through f16 bits (mdec.h, MK_MDEC_FP8_SHIFT), E4M3's NaN
+ * made 0xffff; one ternary-logic op joins the mask and the NaN.  (Widening
+ * straight to f32 takes fewer operations but leaves E4M3's subnormals f32
+ * subnormals, which cost a Xeon a microcode assist each: RESULTS.md.)
  */
 typedef struct {
 	__m128i	 sh;
@@ -53,8 +54,8 @@ typedef struct {
 static inline CVT
 vcvt(int fmt)
 {
-	return (CVT){ _mm_cvtsi32_si128(fmt == MK_FP8_E5M2 ? 8 : 7),
-	    _mm256_set1_epi16(fmt == MK_FP8_E5M2 ? -1 : (short)0xbf80) };
+	return (CVT){ _mm_cvtsi32_si128(MK_MDEC_FP8_SHIFT(fmt)),
+	    _mm256_set1_epi16((short)MK_MDEC_FP8_KEEP(fmt)) };
 }
 
 static inline __attribute__((always_inline)) __m256i
