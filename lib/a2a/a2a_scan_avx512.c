@@ -220,7 +220,7 @@ prefetch_ahead(const void *ids, size_t byte, int n)
  */
 static inline __attribute__((always_inline)) int
 batch8(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
-    __m512i *w, const size_t HS)
+    __m512i *w, size_t HS)
 {
 	/* locals: the stores to hist may alias *s and *k */
 	const int K = k->K, elem = k->elem;
@@ -235,8 +235,7 @@ batch8(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 	__m512i mx = _mm512_setzero_si512(), q0, q1;
 	int i;
 
-	if (HS > 0)
-		__asm__("" : "+r"(h1), "+r"(h2), "+r"(h3));
+	__asm__("" : "+r"(h1), "+r"(h2), "+r"(h3));
 	int32_t *const hist[COPIES] = { h0, h1, h2, h3 };
 
 	prefetch_ahead(ids, at * (size_t)elem, 8 * K * elem);
@@ -320,11 +319,13 @@ flush_bytes(const struct mk_a2a_scan *s, const __m512i *c, __m512i cn,
  * Tokens [t, t1) of one channel, at most LANE_MAX; returns -1 or the first
  * bad token.  Batches of 8 when NG (groups of 8 ranks, a constant in each
  * caller so that the counters stay in registers) is not 0, their slots
- * counted into COPIES histograms HS ints apart (HS 0: one).
+ * counted into COPIES histograms HS ints apart (HS 0: one; a run-time
+ * value, which costs nothing measurable where a copy of each function
+ * per value cost the build 2.5 s, RESULTS.md).
  */
 static inline __attribute__((always_inline, target("avx512bitalg"))) int64_t
 span_ng(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
-    int64_t t1, int ch, const int NG, const size_t HS)
+    int64_t t1, int ch, const int NG, size_t HS)
 {
 	const __m512i z = _mm512_setzero_si512();
 	__m512i c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z,
@@ -371,30 +372,26 @@ span_ng(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 }
 
 /*
- * span_ng with NG and HS constants: ng groups of 8 ranks, 0 for one at a
- * time; many: the histograms HSTRIDE apart, else one.
+ * span_ng with NG a constant: ng groups of 8 ranks, 0 for one at a time;
+ * many: the histograms HSTRIDE apart, else one.
  */
-#define SPAN_NG(HS)	do {						\
-	switch (ng) {							\
-	case 1: return span_ng(s, k, t, t1, ch, 1, HS);			\
-	case 2: return span_ng(s, k, t, t1, ch, 2, HS);			\
-	case 3: return span_ng(s, k, t, t1, ch, 3, HS);			\
-	case 4: return span_ng(s, k, t, t1, ch, 4, HS);			\
-	case 5: return span_ng(s, k, t, t1, ch, 5, HS);			\
-	case 6: return span_ng(s, k, t, t1, ch, 6, HS);			\
-	case 7: return span_ng(s, k, t, t1, ch, 7, HS);			\
-	case 8: return span_ng(s, k, t, t1, ch, 8, HS);			\
-	default: return span_ng(s, k, t, t1, ch, 0, HS);		\
-	}								\
-} while (0)
-
 __attribute__((target("avx512bitalg"))) static int64_t
 span(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
     int64_t t1, int ch, int ng, int many)
 {
-	if (many)
-		SPAN_NG(HSTRIDE);
-	SPAN_NG(0);
+	const size_t HS = many ? HSTRIDE : 0;
+
+	switch (ng) {
+	case 1: return span_ng(s, k, t, t1, ch, 1, HS);
+	case 2: return span_ng(s, k, t, t1, ch, 2, HS);
+	case 3: return span_ng(s, k, t, t1, ch, 3, HS);
+	case 4: return span_ng(s, k, t, t1, ch, 4, HS);
+	case 5: return span_ng(s, k, t, t1, ch, 5, HS);
+	case 6: return span_ng(s, k, t, t1, ch, 6, HS);
+	case 7: return span_ng(s, k, t, t1, ch, 7, HS);
+	case 8: return span_ng(s, k, t, t1, ch, 8, HS);
+	default: return span_ng(s, k, t, t1, ch, 0, HS);
+	}
 }
 
 /* Add the n counts of every copy in h to out. */
