@@ -321,7 +321,7 @@ flush_bytes(const struct mk_a2a_scan *s, const __m512i *c, __m512i cn,
  * caller so that the counters stay in registers) is not 0, their slots
  * counted into COPIES histograms HS ints apart (HS 0: one; a run-time
  * value, which costs nothing measurable where a copy of each function
- * per value cost the build 2.5 s, RESULTS.md).
+ * per value cost the build 2.3 s, RESULTS.md).
  */
 static inline __attribute__((always_inline, target("avx512bitalg"))) int64_t
 span_ng(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
