@@ -214,6 +214,9 @@ input_args(const struct args *a, struct opts *o)
 	o->in.scale = a->scale->count ? mk_opt_double(a->scale->sval[0],
 	    "--scale") : 0;
 	/* --bench: a list, bench_args's */
+	if (a->dtype->count && !o->bench && strchr(a->dtype->sval[0], ','))
+		mk_usage_error("--dtype %s: one dtype for the inputs (a list "
+		    "is for --bench)", a->dtype->sval[0]);
 	d = a->dtype->count && !o->bench ? mk_arg_choice(a->dtype, dtypes, 5,
 	    0, "--dtype") : -1;
 	o->in.dtype = d >= 0 && d < 3 ? dtype_of[d] : -1;

@@ -26,5 +26,6 @@ fails 2 mdecode --dtype fp8_e5m2 --v-scale 0 -q q.npy -k k5.npy -v k5.npy
 fails 2 mdecode --dtype fp8_e5m2 --k-scale inf -q q.npy -k k5.npy -v k5.npy
 fails 1 mdecode --dtype fp8_e4m3 -q k4.npy -k k4.npy -v k4.npy
 fails 2 mdecode --bench --dtype f16,fp8_e4m3 --k-scale 2
+fails 2 mdecode --dtype f16,fp8_e4m3 -q q.npy -k k4.npy -v k4.npy
 rm -f q.npy m.npy k4.npy k5.npy kh.npy vh.npy want.csv e4m3.csv e5m2.csv
 only_files
