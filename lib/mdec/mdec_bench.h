@@ -15,7 +15,8 @@ struct mk_kern;
 
 /*
  * mk_mdec_fill writes n random, roughly standard normal values of dtype
- * (f16, bf16, f32, or MK_U8: FP8 bytes of format fp8) to p; mk_mdec_fill_mask sets each of n bytes to 1 with
+ * (f16, bf16, f32, or MK_U8: FP8 bytes of format fp8) to p;
+ * mk_mdec_fill_mask sets each of n bytes to 1 with
  * probability density.  Both work on `threads` threads and give the same
  * bytes for any count.
  */

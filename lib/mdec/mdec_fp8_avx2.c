@@ -1,4 +1,4 @@
-/* mdec_fp8_avx2.c - mdec_kernel.h for FP8 K/V caches (u8 bytes) on AVX2. */
+/* mdec_fp8_avx2.c - mdec_kernel.h for FP8 K/V caches (bytes) on AVX2. */
 #include "mdec/mdec_avx2.h"
 
 #define KDT	MK_U8

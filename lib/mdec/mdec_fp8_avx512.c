@@ -1,4 +1,4 @@
-/* mdec_fp8_avx512.c - mdec_kernel.h for FP8 K/V caches (u8 bytes) on AVX-512. */
+/* mdec_fp8_avx512.c - mdec_kernel.h for FP8 K/V caches (bytes) on AVX-512. */
 #include "mdec/mdec_avx512.h"
 
 #define KDT	MK_U8

@@ -1,9 +1,9 @@
 /*
  * mdec_kernel.h - the SIMD decode-attention kernel, written once over a
- * handful of vector primitives.  mdec_avx2.c and mdec_avx512.c define the
- * primitives for their width and include this file; it then defines the
- * entry points MK_MDEC_NAME(f16), (bf16) and (f32), and (arith), the
- * arithmetic alone.
+ * handful of vector primitives.  mdec_avx2.h and mdec_avx512.h define the
+ * primitives for their width; each mdec_<dtype>_<isa>.c includes one and
+ * this file, which defines its entry point MK_MDEC_NAME(f16), (bf16),
+ * (f32) or (fp8), and mdec_<isa>.c (arith), the arithmetic alone.
  *
  * The includer provides:
  *   VEC, W			vector type and its lanes (8 or 16)

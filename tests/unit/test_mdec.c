@@ -1,8 +1,8 @@
 /*
  * test_mdec.c - decode attention: every kernel path this CPU has, every
- * K/V dtype (FP8 E4M3 and E5M2 too), every layout and thread counts 1-3, against the float64
- * reference (mk_mdec_reference) and against the generic path, on fresh
- * random inputs of awkward shapes.
+ * K/V dtype (FP8 E4M3 and E5M2 too), every layout and thread counts 1-3,
+ * against the float64 reference (mk_mdec_reference) and against the
+ * generic path, on fresh random inputs of awkward shapes.
  *
  * Poison: masked positions and the positions past V of a cache row hold
  * NaN, so a kernel that lets one of them into a sum fails; outputs are
