@@ -174,9 +174,8 @@ bench_args(const struct args *a, struct opts *o)
 	if (!a->layout->count)
 		b->layout[0] = 0;
 	b->bs = (int)mk_arg_int(a->bsize, 1, 1 << 20, 16, "--block-size");
-	/* MLA: V is K's rows; the first DV of out are kept, but every
-	 * column is computed, so DV does not change the timing */
-	b->mla = o->in.v_dim > 0;
+	/* MLA: V is K's rows, the first DV of out wanted */
+	b->mla = o->in.v_dim;
 	if (o->in.v_dim > b->D)
 		mk_usage_error("--v-dim %d: larger than --dim %d", o->in.v_dim,
 		    b->D);

@@ -363,6 +363,7 @@ run_chunk(const struct runctx *x, int ch, float *work)
 			t[h].work = work + (size_t)h * x->wn;
 			t[h].rd = x->rd;
 			t[h].l2 = x->l2;
+			t[h].dv = x->p->dv;
 		}
 		x->fn(t, n);
 	}

@@ -88,6 +88,10 @@ struct mk_mdec_task {
 	int		 l2;		/* paged: the next block's pages into
 					 * L2 too (the table's paged_l2) */
 	int		 fp8;		/* FP8 rows (mdec_fp8): enum mk_fp8 */
+	int		 dv;		/* columns of acc wanted, 0: D (MLA's
+					 * V is the first dv of K's rows); the
+					 * kernels may fill more, and leave
+					 * the rest 0 */
 };
 
 /*
@@ -141,6 +145,8 @@ struct mk_mdec {
 					 * nonzero = masked; or NULL */
 	int64_t		 mrow;		/* positions between rows of mask */
 	int		 qdtype;	/* q's dtype as read (for the output) */
+	int		 dv;		/* columns of out wanted, 0: D (MLA:
+					 * --v-dim); the rest may be 0 */
 	int		 Q;		/* query tokens a sequence, 1 to
 					 * MK_MDEC_MAX_Q (0: 1); q is then
 					 * [B][QH][Q][D], and token i is the

@@ -301,6 +301,7 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout, int kvt,
 	p.q = u->q;
 	p.k = u->k[kvt];
 	p.v = b->mla ? u->k[kvt] : u->v[kvt];
+	p.dv = b->mla;
 	p.mask = mask;
 	p.layout = layout;
 	p.M = b->V;

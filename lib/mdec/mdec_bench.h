@@ -94,8 +94,9 @@ struct mk_mdec_bench {
 					 * or shuffled blocks of a paged cache */
 	int	 bs;			/* the paged cache's block size */
 	int	 QH, KH, D, reps;
-	int	 mla;		/* --v-dim: V is K's rows (MLA), no V is
-				 * made, and only K's bytes count */
+	int	 mla;		/* --v-dim DV, or 0: V is K's rows (MLA),
+				 * no V is made, only K's bytes count, and
+				 * the first DV columns of out are wanted */
 	int64_t	 M, V;		/* cache length, valid positions */
 	int	 dtype[MK_MDEC_BENCH_KVT];	/* of K and V: f16, bf16,
 					 * f32, or MK_U8 for FP8 ... */

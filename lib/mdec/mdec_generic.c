@@ -181,7 +181,8 @@ kernel(const struct mk_mdec_task *t, int dt)
 			}
 			p = exp2_flush(s - t->m[g]);
 			t->l[g] += p;
-			axpy(t->acc + (size_t)g * ld, p, vr, D);
+			axpy(t->acc + (size_t)g * ld, p, vr, t->dv > 0 &&
+			    t->dv < D ? t->dv : D);
 		}
 	}
 }

@@ -234,7 +234,7 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 		return mk_err_usage(e, "--v-dim %d: larger than K's rows of %d "
 		    "(%s)", in->v_dim, io->p.D, io->name[1]);
 	if (in->v_dim > 0)
-		io->dv = in->v_dim;
+		io->dv = io->p.dv = in->v_dim;
 	if (in->fp8 == MK_FP8_NONE)
 		return 0;
 	/* real K = bytes x k_scale: the scores scale by it, out by v's */

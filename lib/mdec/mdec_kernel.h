@@ -708,6 +708,11 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 {
 	const int PJ = W / GP, NV = BLK / PJ, D = Dc ? Dc : t->D;
 	const int ld = Dc ? (int)MK_MDEC_LD(Dc) : t->ld;
+	/* columns of the values: D, or t->dv in whole pairs of vectors (a
+	 * pair is PAIRS's unit) where D is a run-time value */
+	const int DV = Dc || t->dv <= 0 || t->dv >= D ? D : (t->dv + 2 * W -
+	    1) / (2 * W) * (2 * W) < D ? (t->dv + 2 * W - 1) / (2 * W) *
+	    (2 * W) : D;
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc[GBMAX];
 	const float *qt = w->q + (size_t)g0 * (size_t)((D + W - 1) / W) * W;
@@ -721,7 +726,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	 * the queue: rows with nothing to prefetch ask for the block's own,
 	 * which are in L1 (a cheap no-op).
 	 */
-	const int S1 = NV * ((D + W - 1) / W), S2 = pv_passes(D, GP) * NV * 2;
+	const int S1 = NV * ((D + W - 1) / W), S2 = pv_passes(DV, GP) * NV * 2;
 	struct pfq pq = { pf_rows(own ? vr : kr, BLK, 1, S1),
 	    pf_rows(ff != NULL ? ff : kr, 2 * BLK, ff != NULL ? 1 : 0, S1 + S2),
 	    row_pf(Dc ? (size_t)Dc * elem_bytes(dt) : rb) };
@@ -776,9 +781,9 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	pf_rest(&pq.l1, &pq.rp, 0);
 	pq.l1 = pf_rows(pf != NULL ? pf : kr, BLK, pf != NULL ? 2 : 1, S2);
 	if (NR == 3)
-		pv_values(acc, w->p, vr, D, dt, 3, PJ, cv, &pq);
+		pv_values(acc, w->p, vr, DV, dt, 3, PJ, cv, &pq);
 	else
-		pv_values(acc, w->p, vr, D, dt, GP, PJ, cv, &pq);
+		pv_values(acc, w->p, vr, DV, dt, GP, PJ, cv, &pq);
 	pf_rest(&pq.l1, &pq.rp, 0);
 	pf_rest(&pq.l2, &pq.rp, 1);
 }

@@ -423,6 +423,50 @@ test_fp8_nan(void)
 }
 
 /*
+ * MLA's narrower V (p.dv): the first dv columns of out and lse as the
+ * reference gives them, on every path and dtype, with dv not a whole
+ * number of vectors (the kernels round it up) and D a whole number of
+ * bf16 pairs (the rounding keeps pairs whole).
+ */
+static void
+test_dv(void)
+{
+	static const struct shape sh = { 2, 8, 2, 96, 300, 310, 0.3, 0,
+	    "dv 40 of 96" };
+	struct mk_kern tab[MK_NISA];
+	struct prob x;
+	struct mk_err e;
+	float lse[16], out[16 * 96];
+	int i, t, isa, d, bad;
+
+	for (i = 0; i < MK_NISA; i++)
+		mk_kern_build((enum mk_isa)i, &tab[i]);
+	for (t = 0; t < NKVT; t++) {
+		make(&x, &sh, kvts[t], 700 + (unsigned)t);
+		x.p.dv = 40;
+		for (isa = 0; isa < MK_NISA; isa++) {
+			if (!mk_isa_supported((enum mk_isa)isa))
+				continue;
+			poison(out, 16 * 96);
+			CU_ASSERT_EQUAL(mk_mdec_run(&x.p, &tab[isa], 2, lse, out,
+			    &e), 0);
+			for (i = 0, bad = 0; i < 16; i++) {
+				bad += !(fabs(lse[i] - x.rlse[i]) <= 1e-5 *
+				    fmax(1, fabs(x.rlse[i])));
+				for (d = 0; d < 40; d++)
+					bad += !(fabs(out[i * 96 + d] -
+					    x.rout[i * 96 + d]) <= 1e-4);
+			}
+			if (bad)
+				fprintf(stderr, "  dv: %d disagree, dtype %d "
+				    "isa %d\n", bad, t, isa);
+			CU_ASSERT_EQUAL(bad, 0);
+		}
+		drop(&x);
+	}
+}
+
+/*
  * The other layouts: the same logical cache as x (bhmd), copied into
  * [B, M, KH, D] or into a paged cache, must give x's float64 reference.
  * The reference was computed on x's own layout, so a wrong address in
@@ -809,6 +853,7 @@ suite_mdec(void)
 	CU_add_test(s, "bmhd and paged layouts vs float64", test_layouts);
 	CU_add_test(s, "a query with NaN or inf gives NaN", test_nan_query);
 	CU_add_test(s, "an FP8 NaN in K or V gives NaN", test_fp8_nan);
+	CU_add_test(s, "MLA's narrower V (dv)", test_dv);
 	CU_add_test(s, "read probe", test_read_sum);
 	CU_add_test(s, "input policy: one stream or a file each",
 	    test_input_policy);
