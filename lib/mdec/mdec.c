@@ -104,6 +104,14 @@ mk_mdec_layout_name(int layout)
 	return layout >= 0 && layout < 3 ? names[layout] : "?";
 }
 
+const char *
+mk_mdec_kvt_name(int dt, int fp8)
+{
+	if (dt == MK_U8)
+		return fp8 == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3";
+	return mk_dtype_name((enum mk_dtype)dt);
+}
+
 size_t
 mk_mdec_elem(const struct mk_mdec *p, int64_t b, int kh, int64_t pos)
 {

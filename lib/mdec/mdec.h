@@ -121,6 +121,9 @@ enum mk_mdec_layout {
 /* "bhmd", "bmhd", "paged": how options and tables name a layout. */
 const char *mk_mdec_layout_name(int layout);
 
+/* How options and tables name K/V dtype dt (MK_U8: FP8 format fp8). */
+const char *mk_mdec_kvt_name(int dt, int fp8);
+
 /* One problem, as the command hands it over. */
 struct mk_mdec {
 	int		 B, QH, KH, D;

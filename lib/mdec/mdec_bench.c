@@ -42,14 +42,6 @@ normal(uint64_t *s)
 	    (1.7320508075688772 / 65536.0));
 }
 
-const char *
-mk_mdec_kvt_name(int dt, int fp8)
-{
-	if (dt == MK_U8)
-		return fp8 == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3";
-	return mk_dtype_name((enum mk_dtype)dt);
-}
-
 void
 mk_mdec_fill(void *p, size_t n, int dtype, int fp8, uint64_t seed,
     int threads)

@@ -67,9 +67,6 @@ int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
 #define MK_MDEC_BENCH_LIST	32
 #define MK_MDEC_BENCH_KVT	5	/* K/V dtypes: f16 ... fp8_e5m2 */
 
-/* How the bench's CSV names K/V dtype dt (fp8: MK_U8's format). */
-const char *mk_mdec_kvt_name(int dt, int fp8);
-
 /* One timed row of --bench, kept for --plot. */
 struct mk_mdec_bench_row {
 	int	 isa, threads, bsz, layout;
