@@ -334,7 +334,7 @@ say(const struct mk_mdec_io *io, int threads,
     double read_ms, double team_ms, double ms)
 {
 	const struct mk_mdec *p = &io->p;
-	const int mla = io->dv < p->D;
+	const int mla = mk_mdec_dv(p) < p->D;
 	/* bytes of the cache read: one tensor for MLA (v is k's rows) */
 	double bytes = (double)p->B * p->KH * (double)p->V * ((mla ? 1.0 :
 	    2.0) * (double)p->D * (double)mk_dtype_size((enum mk_dtype)
@@ -345,7 +345,7 @@ say(const struct mk_mdec_io *io, int threads,
 		snprintf(extra, sizeof(extra), ", %d query tokens", p->Q);
 	if (mla)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-		    ", v = k's first %d columns", io->dv);
+		    ", v = k's first %d columns", p->dv);
 	fprintf(stderr, "%s: B %d, QH %d, KH %d, D %d, V %lld%s, %s k/v, %s "
 	    "layout%s, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH,
 	    p->KH, p->D, (long long)p->V, extra,
@@ -395,13 +395,13 @@ decode(const struct opts *o)
 	shape[0] = io.p.B;
 	shape[1] = io.p.QH;
 	shape[2] = io.p.Q > 1 ? io.p.Q : 1;
-	shape[3] = io.dv;
+	shape[3] = mk_mdec_dv(&io.p);
 	for (i = 0; i < nsel; i++) {
 		mk_out_begin(w, onames[order[i]], order[i] ? (enum mk_dtype)
 		    io.out_dtype : MK_F32, order[i] ? 4 : 3, shape);
 		mk_out_data(w, order[i] ? io.odata : (const void *)io.lse,
 		    (size_t)io.p.B * (size_t)io.p.QH * (size_t)shape[2] *
-		    (order[i] ? (size_t)io.dv : 1));
+		    (order[i] ? (size_t)mk_mdec_dv(&io.p) : 1));
 		mk_out_end(w);
 	}
 	mk_out_close(w);

@@ -177,6 +177,13 @@ void	mk_mdec_populate_kv(const struct mk_mdec *p, const void *base,
 /* The element index of (b, kh, pos, 0) in K or V. */
 size_t	mk_mdec_elem(const struct mk_mdec *p, int64_t b, int kh, int64_t pos);
 
+/* out's columns wanted: D, or MLA's dv. */
+static inline int
+mk_mdec_dv(const struct mk_mdec *p)
+{
+	return p->dv > 0 && p->dv < p->D ? p->dv : p->D;
+}
+
 /* Valid positions of batch b. */
 static inline int64_t
 mk_mdec_len(const struct mk_mdec *p, int64_t b)
@@ -237,7 +244,6 @@ struct mk_mdec_io {
 	float		*out;		/* [B][QH][Q][D] f32 */
 	int		 out_dtype;	/* of odata */
 	double		 vscale;	/* out multiplied by it (FP8's scale) */
-	int		 dv;		/* out's last dimension: D, or --v-dim */
 	void		*odata;		/* out in out_dtype (out or half) */
 	uint16_t	*half;		/* out as f16 or bf16 bits */
 };

@@ -229,12 +229,11 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 	}
 	if (mk_mdec_setup(&io->p, tp, np, in, e) < 0)
 		return -1;
-	io->dv = io->p.D;
 	if (in->v_dim > 0 && in->v_dim > io->p.D)
 		return mk_err_usage(e, "--v-dim %d: larger than K's rows of %d "
 		    "(%s)", in->v_dim, io->p.D, io->name[1]);
 	if (in->v_dim > 0)
-		io->dv = io->p.dv = in->v_dim;
+		io->p.dv = in->v_dim;
 	if (in->fp8 == MK_FP8_NONE)
 		return 0;
 	/* real K = bytes x k_scale: the scores scale by it, out by v's */
@@ -271,13 +270,13 @@ mk_mdec_compute(struct mk_mdec_io *io, int threads, int out_dtype,
 		return -1;
 	for (j = 0; io->vscale != 1 && j < n; j++)
 		io->out[j] *= (float)io->vscale;
-	if (io->dv > 0 && io->dv < io->p.D) {
+	if (mk_mdec_dv(&io->p) < io->p.D) {
 		/* --v-dim: the first DV of each row (the rest weighed K's
 		 * rotary part) */
 		for (j = 0; j < bh; j++)
-			memmove(io->out + j * (size_t)io->dv, io->out + j *
-			    (size_t)io->p.D, (size_t)io->dv * sizeof(float));
-		n = bh * (size_t)io->dv;
+			memmove(io->out + j * (size_t)io->p.dv, io->out + j *
+			    (size_t)io->p.D, (size_t)io->p.dv * sizeof(float));
+		n = bh * (size_t)io->p.dv;
 	}
 	io->out_dtype = out_dtype >= 0 ? out_dtype : io->p.qdtype;
 	if (io->out_dtype == MK_F32) {

@@ -168,7 +168,7 @@ close_enough(const struct prob *x, const float *lse, const float *out,
 {
 	size_t bh = (size_t)x->p.B * (size_t)x->p.QH, i;
 	/* the columns asked for (MLA's dv; the rest are the kernels') */
-	const int nd = x->p.dv > 0 && x->p.dv < x->p.D ? x->p.dv : x->p.D;
+	const int nd = mk_mdec_dv(&x->p);
 	double big, err;
 	int d, bad = 0;
 
