@@ -640,6 +640,7 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 		return mk_err_data(e, "--bench-kernel: out of memory");
 	memset(&t, 0, sizeof(t));
 	t.fp8 = p->dtype == MK_U8 ? p->fp8 : MK_FP8_NONE;
+	t.dv = p->dv;	/* MLA: the values of its columns only */
 	t.q = f;
 	t.acc = f + (size_t)G * (size_t)ld;
 	t.work = f + 2 * (size_t)G * (size_t)ld;

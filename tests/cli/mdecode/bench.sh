@@ -37,6 +37,8 @@ echo "-- MLA (--v-dim): V is K's rows, only K's bytes are counted"
 mdecode --bench --bsz 1 --q-heads 8 --kv-heads 1 --dim 72 --v-dim 64 \
     --max-length 300 --reps 1 --threads 1 --isa generic --mask-density 0 \
     --dtype f16,fp8_e5m2 | cut -d, -f1-5,15
+mdecode --bench-kernel --q-heads 8 --kv-heads 1 --dim 72 --v-dim 64 --reps 1 \
+    --isa generic --mask-density 0 --dtype fp8_e4m3 | cut -d, -f1-4,9
 fails 2 mdecode --bench --dim 72 --v-dim 80
 echo "-- a cache shorter than a block: fine unless paged is timed"
 mdecode --bench --max-length 20 --bsz 1 --reps 1 --isa generic --threads 1 |
