@@ -412,7 +412,7 @@ mk_mdec_setup(struct mk_mdec *p, const struct mk_tensor *const t[MK_MDEC_NIN],
 		return mk_err_data(e, "%s: dtype %s: an FP8 cache (--dtype "
 		    "%s) is given as its bytes, u8 or i8 (torch: "
 		    ".view(torch.uint8))", name[1], mk_dtype_name(k->dtype),
-		    in->fp8 == MK_FP8_E5M2 ? "fp8_e5m2" : "fp8_e4m3");
+		    mk_mdec_kvt_name(MK_U8, in->fp8));
 	if (kd != vd)
 		return mk_err_data(e, "%s: v is %s but k is %s: they must "
 		    "have one dtype", name[2], mk_dtype_name(vd),
