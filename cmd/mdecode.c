@@ -61,8 +61,8 @@ static const struct mk_usage usage = {
 	    "[--reps N] [--seed N] [-o FILE]",
 	"Masked flash-decoding attention (up to 16 query tokens) on the CPU.",
 	"FILE: the tensor stream q, k, v[, mask] (none or -: stdin); or -q, -k,\n"
-	    "-v, -m with one tensor each.  Outputs: lse [B,QH,1] f32, out "
-	    "[B,QH,1,D].\n"
+	    "-v, -m with one tensor each.  Outputs: lse [B,QH,Q] f32, out "
+	    "[B,QH,Q,D].\n"
 	    "MOEKIT_PAGED_L2=0|1: a paged cache's next pages into L2 or left "
 	    "to the CPU\n(default: into L2 on AMD CPUs only).\n",
 };
@@ -70,7 +70,7 @@ static const struct mk_usage usage = {
 static void
 make_args(struct args *a)
 {
-	a->q = arg_file0("q", "query", "FILE", "q [B,QH,1,D] alone in FILE");
+	a->q = arg_file0("q", "query", "FILE", "q [B,QH,Q,D] (Q <= 16) alone in FILE");
 	a->k = arg_file0("k", "keys", "FILE", "k: a KV cache [B,KH,M,D], "
 	    "[B,M,KH,D], paged [blocks,bs,KH,D] or flat");
 	a->v = arg_file0("v", "values", "FILE", "v, shaped as k");
@@ -226,6 +226,9 @@ input_args(const struct args *a, struct opts *o)
 	o->in.vscale = o->bench ? 1 : scale_arg(a->vscale, "--v-scale",
 	    o->in.fp8);
 	o->in.v_dim = (int)mk_arg_int(a->vdim, 1, 65536, 0, "--v-dim");
+	if (o->in.v_dim > 0 && a->vscale->count && !o->bench)
+		mk_usage_error("--v-scale: with --v-dim, V is K's own bytes "
+		    "and takes --k-scale");
 	o->out_dtype = a->odt->count ? dtype_of[mk_arg_choice(a->odt, dtypes,
 	    3, 0, "--out-dtype")] : -1;
 }

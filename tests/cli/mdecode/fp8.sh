@@ -18,6 +18,10 @@ mdecode -q q.npy -k kh.npy -v vh.npy -m m.npy -f csv > want.csv
 mdecode --dtype fp8_e4m3 --k-scale 0.5 --v-scale 3 -q q.npy -k k4.npy -v k4.npy -m m.npy -f csv > e4m3.csv
 mdecode --dtype fp8_e5m2 --k-scale 0.5 --v-scale 3 -q q.npy -k k5.npy -v k5.npy -m m.npy -f csv > e5m2.csv
 cmp want.csv e4m3.csv && cmp want.csv e5m2.csv && echo "E4M3 and E5M2 equal f16: $(wc -l < want.csv) lines"
+# MLA: V is K's own bytes, so it takes K's scale (0.5 here, as v = k)
+mdecode -q q.npy -k kh.npy -v kh.npy -m m.npy -f csv > want.csv
+mdecode --dtype fp8_e4m3 --k-scale 0.5 --v-dim 8 -q q.npy -k k4.npy -m m.npy -f csv > mla.csv
+cmp want.csv mla.csv && echo "MLA over FP8: V scaled by --k-scale"
 echo "-- refused"
 fails 1 mdecode -q q.npy -k k4.npy -v k4.npy -m m.npy
 fails 1 mdecode --dtype fp8_e4m3 -q q.npy -k kh.npy -v vh.npy -m m.npy
@@ -26,6 +30,7 @@ fails 2 mdecode --dtype fp8_e5m2 --v-scale 0 -q q.npy -k k5.npy -v k5.npy
 fails 2 mdecode --dtype fp8_e5m2 --k-scale inf -q q.npy -k k5.npy -v k5.npy
 fails 1 mdecode --dtype fp8_e4m3 -q k4.npy -k k4.npy -v k4.npy
 fails 2 mdecode --bench --dtype f16,fp8_e4m3 --k-scale 2
+fails 2 mdecode --dtype fp8_e4m3 --v-dim 8 --v-scale 2 -q q.npy -k k4.npy
 fails 2 mdecode --dtype f16,fp8_e4m3 -q q.npy -k k4.npy -v k4.npy
-rm -f q.npy m.npy k4.npy k5.npy kh.npy vh.npy want.csv e4m3.csv e5m2.csv
+rm -f q.npy m.npy k4.npy k5.npy kh.npy vh.npy want.csv e4m3.csv e5m2.csv mla.csv
 only_files
