@@ -125,6 +125,7 @@ INL int
 whole_block(struct scan *s, size_t *idx)
 {
 	const uint64_t ones = ((uint64_t)1 << BLK) - 1;
+	size_t first;
 	int tz, c;
 
 	if (s->bits == 0)
@@ -132,8 +133,10 @@ whole_block(struct scan *s, size_t *idx)
 	tz = __builtin_ctzll(s->bits);
 	if (tz + BLK > 64 || (~s->bits >> tz & ones) != 0)
 		return 0;
+	/* a local: s->base read once, not after every store to idx */
+	first = s->base + (size_t)tz;
 	for (c = 0; c < BLK; c++)
-		idx[c] = s->base + (size_t)(tz + c);
+		idx[c] = first + (size_t)c;
 	s->bits = tz + BLK == 64 ? 0 : s->bits & ~(uint64_t)0 << (tz + BLK);
 	return 1;
 }
@@ -228,9 +231,9 @@ block_rows(const struct mk_mdec_task *t, const size_t *idx, int n,
 	if (stretch(idx, n) && t->blk == NULL) {	/* one stretch */
 		kb = (const char *)t->k + idx[0] * t->ps;
 		vb = (const char *)t->v + idx[0] * t->ps;
-		for (j = 0; j < BLK; j++) {
-			k[j * st] = kb + (size_t)j * t->ps;
-			v[j * st] = vb + (size_t)j * t->ps;
+		for (j = 0; j < BLK; j++, kb += t->ps, vb += t->ps) {
+			k[j * st] = kb;
+			v[j * st] = vb;
 		}
 		return;
 	}
