@@ -443,7 +443,7 @@ scores_of(const VEC *a, int GP)
  */
 INL void
 qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
-    int dt, int GP, CVT cv, VEC *a)
+    int dt, int GP, int GQ, CVT cv, VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qv[GBMAX], kv;
@@ -451,7 +451,7 @@ qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
 
 #pragma GCC unroll 4
 	for (g = 0; g < GP; g++)
-		qv[g] = vload(QT(qt, c, g));
+		qv[g] = vload(QT(qt, c, g < GQ ? g : 0));
 #pragma GCC unroll 16
 	for (jj = 0; jj < PJ; jj++) {
 		kv = vrow(kr[j0 + jj], c * W, dt, nv, cv);
@@ -468,7 +468,7 @@ qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
  */
 INL void
 qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
-    VEC *a)
+    int GQ, VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qe[GBMAX], qo[GBMAX], ke, ko;
@@ -476,8 +476,8 @@ qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
 
 #pragma GCC unroll 4
 	for (g = 0; g < GP; g++) {
-		qe[g] = vload(QT(qt, c, g));
-		qo[g] = vload(QT(qt, c + 1, g));
+		qe[g] = vload(QT(qt, c, g < GQ ? g : 0));
+		qo[g] = vload(QT(qt, c + 1, g < GQ ? g : 0));
 	}
 #pragma GCC unroll 16
 	for (jj = 0; jj < PJ; jj++) {
@@ -501,7 +501,7 @@ qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
  */
 INL VEC
 qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
-    int GP, int Dc, CVT cv, struct pfq *pq)
+    int GP, int GQ, int Dc, CVT cv, struct pfq *pq)
 {
 	const int nfull = D / W, tail = D % W;
 	VEC a[W];
@@ -517,7 +517,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 				pf_next(pq);
 				pf_next(pq);
 			}
-			qk_pair(qt, kr, j0, c, GP, a);
+			qk_pair(qt, kr, j0, c, GP, GQ, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -527,7 +527,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		for (c = 0; c < nfull; c++) {
 			if (SPREAD)
 				pf_next(pq);
-			qk_chunk(qt, kr, j0, c, W, dt, GP, cv, a);
+			qk_chunk(qt, kr, j0, c, W, dt, GP, GQ, cv, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -538,17 +538,17 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		for (u = 0; u < 4; u++) {
 			if (SPREAD)
 				pf_next(pq);
-			qk_chunk(qt, kr, j0, c + u, W, dt, GP, cv, a);
+			qk_chunk(qt, kr, j0, c + u, W, dt, GP, GQ, cv, a);
 		}
 	for (; c < nfull; c++) {
 		if (SPREAD)
 			pf_next(pq);
-		qk_chunk(qt, kr, j0, c, W, dt, GP, cv, a);
+		qk_chunk(qt, kr, j0, c, W, dt, GP, GQ, cv, a);
 	}
 	if (tail) {
 		if (SPREAD)
 			pf_next(pq);
-		qk_chunk(qt, kr, j0, nfull, tail, dt, GP, cv, a);
+		qk_chunk(qt, kr, j0, nfull, tail, dt, GP, GQ, cv, a);
 	}
 	return scores_of(a, GP);
 }
@@ -721,6 +721,11 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const float *qt = w->q + (size_t)g0 * (size_t)((D + W - 1) / W) * W;
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
 	const int NR = GP == 4 && GB == 3 ? 3 : GP;	/* rows of values */
+	/* distinct q rows of the scores: a group of three computes its
+	 * fourth row from the first's q (never from vmix4's mixed rows),
+	 * which a compile-time three then loads once (AVX2 G 3, D 128 in
+	 * cache 8-12 % faster, RESULTS.md) */
+	const int GQ = !MIXQ && NR == 3 ? 3 : GP;
 	const CVT cv = vcvt(t->fp8);
 	/*
 	 * Steps of the scores' loop, of the values' loops (three rows take
@@ -757,7 +762,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], &pq.rp, 1);
 				prefetch_row(ff[2 * j + 1], &pq.rp, 1);
 			}
-		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, Dc, cv, &pq);
+		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, GQ, Dc, cv, &pq);
 	}
 	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
@@ -1022,6 +1027,9 @@ name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
  * rows of 128 are read by pairs, never by mdec_bf16w_<isa>.c, which
  * defines NO_D128.  The FP8 files define NO_D64: FP8 caches are of
  * 128 (vLLM's) or MLA's 576, and each copy costs the build seconds.
+ * A group of three heads of 128 (Llama-3.2-3B's) has a copy of its own
+ * where the fourth row's q is the first's (GQ), on AVX2 only: AVX-512
+ * mixes the four rows (MIXQ) and runs three within noise of four.
  */
 HEADS(heads4, GB, 4, 0)
 HEADS(heads2, 2, 2, 0)
@@ -1029,6 +1037,11 @@ HEADS(heads1, 1, 1, 0)
 #ifndef NO_D128
 #define D128	1
 HEADS(heads4_128, GB, 4, 128)
+#if !MIXQ
+HEADS(heads3_128, 3, 4, 128)
+#else
+#define heads3_128	heads4_128
+#endif
 HEADS(heads2_128, 2, 2, 128)
 HEADS(heads1_128, 1, 1, 128)
 #ifndef NO_D64
@@ -1043,6 +1056,7 @@ HEADS(heads1_64, 1, 1, 64)
 #else
 #define D128	0
 #define heads4_128	heads4
+#define heads3_128	heads4
 #define heads2_128	heads2
 #define heads1_128	heads1
 #define heads4_64	heads4
@@ -1089,7 +1103,9 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	}
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		if (D128 && t->D == 128 && GB >= 3)
+		if (D128 && t->D == 128 && GB == 3)
+			heads3_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && t->D == 128 && GB >= 3)
 			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 		else if (D128 && t->D == 64 && GB >= 3)
 			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);

@@ -42,6 +42,7 @@ static const struct shape shapes[] = {
 	{ 1, 24, 8, 64, 700, 710, 0.3, 1, "G3 D64 cache (64 known)" },
 	{ 1, 16, 2, 64, 333, 333, 0.5, 0, "G8 D64 flat (64 known)" },
 	{ 2, 21, 3, 128, 400, 410, 0.4, 0, "G7 D128 cache" },
+	{ 1, 9, 3, 128, 600, 605, 0.4, 1, "G3 D128 cache (three known)" },
 	{ 2, 8, 2, 128, 5000, 5000, 0.5, 0, "rows split across threads" },
 	/* 23 chunks of 1024 positions (mdec.c, run_chunks) for 2 or 3 threads */
 	{ 1, 8, 8, 64, 3000, 3001, 0.4, 0, "more chunks than threads" },
