@@ -97,7 +97,8 @@ struct mk_mdec_task {
 /*
  * An FP8 row as the kernels read it: each byte sign-extended to 16 bits,
  * shifted left by MK_MDEC_FP8_SHIFT and kept by MK_MDEC_FP8_KEEP is f16
- * bits (E4M3's NaN, 0x7f and 0xff, made 0xffff apart), exactly E5M2's
+ * bits (E4M3's NaN, 0x7f and 0xff, found by the kernel a block at a
+ * time and set apart: mdec_kernel.h, fp8_nans), exactly E5M2's
  * value or E4M3's times MK_MDEC_FP8_READ (an f16's exponent bias is 8
  * more than E4M3's); mk_mdec_run scales q and out back.
  */

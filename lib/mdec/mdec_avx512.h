@@ -41,8 +41,8 @@ vany_gt(VEC a, VEC b)
 #define prefetch_l2(p)	_mm_prefetch((const char *)(p), _MM_HINT_T1)
 
 /*
- * FP8 bytes widen through f16 bits (mdec.h, MK_MDEC_FP8_SHIFT), E4M3's NaN
- * made 0xffff; one ternary-logic op joins the mask and the NaN.  (Widening
+ * FP8 bytes widen through f16 bits (mdec.h, MK_MDEC_FP8_SHIFT); E4M3's NaN
+ * bytes are found a block at a time (fp8_nans in mdec_kernel.h).  (Widening
  * straight to f32 takes fewer operations but leaves E4M3's subnormals f32
  * subnormals, which cost a Xeon a microcode assist each: RESULTS.md.)
  */
@@ -61,12 +61,40 @@ vcvt(int fmt)
 static inline __attribute__((always_inline)) __m256i
 fp8_f16(__m128i b, CVT cv)
 {
-	const __m256i low7 = _mm256_set1_epi16(0x7f);
-	__m256i x = _mm256_cvtepi8_epi16(b);
+	return _mm256_and_si256(_mm256_sll_epi16(_mm256_cvtepi8_epi16(b),
+	    cv.sh), cv.keep);
+}
 
-	/* (shifted & keep) | nan */
-	return _mm256_ternarylogic_epi32(_mm256_sll_epi16(x, cv.sh), cv.keep,
-	    _mm256_cmpeq_epi16(_mm256_and_si256(x, low7), low7), 0xea);
+/* Whether any of the n bytes at p is E4M3's NaN: mdec_avx2.h's NAN8. */
+typedef __m512i NAN8;
+
+static inline NAN8
+nan8_zero(void)
+{
+	return _mm512_setzero_si512();
+}
+
+static inline __attribute__((always_inline)) NAN8
+nan8_row(NAN8 m, const void *p, size_t n)
+{
+	const __m512i low7 = _mm512_set1_epi8(0x7f);
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i + 64 <= n; i += 64)
+		m = _mm512_max_epu8(m, _mm512_and_si512(_mm512_loadu_si512(
+		    b + i), low7));
+	if (i < n)	/* a masked load: nothing past the row */
+		m = _mm512_max_epu8(m, _mm512_and_si512(_mm512_maskz_loadu_epi8(
+		    (__mmask64)(~(uint64_t)0 >> (64 - (n - i))), b + i),
+		    low7));
+	return m;
+}
+
+static inline int
+nan8_any(NAN8 m)
+{
+	return _mm512_cmpeq_epi8_mask(m, _mm512_set1_epi8(0x7f)) != 0;
 }
 
 /* Masked loads never touch memory outside the mask: tails read nothing

@@ -1065,6 +1065,55 @@ HEADS(heads1_64, 1, 1, 64)
 #endif
 
 /*
+ * E4M3's NaN bytes (0x7f, 0xff) widen to a finite value (vrow); where the
+ * block's rows hold one, its effect is set here, as the arithmetic would
+ * have carried it: a NaN in K makes a score NaN, so every sum and value of
+ * the piece's heads (lsum NaN: lse is NaN); a NaN in V column d makes
+ * column d of every head's values NaN (0 x NaN too).  The accumulators
+ * keep NaN through every later block, sum and rescaling.
+ */
+RARE void
+fp8_poison(const struct mk_mdec_task *t, struct scratch *w,
+    const char *const *kr, const char *const *vr, int nb)
+{
+	const int ng = (t->G + GBMAX - 1) / GBMAX;
+	int j, d, g, kn = 0;
+
+	for (j = 0; j < nb; j++)
+		for (d = 0; d < t->D; d++) {
+			if ((((const uint8_t *)kr[j])[d] & 0x7f) == 0x7f)
+				kn = 1;
+			if ((((const uint8_t *)vr[j])[d] & 0x7f) != 0x7f)
+				continue;
+			for (g = 0; g < t->G; g++)
+				t->acc[(size_t)g * t->ld + (size_t)d] = NAN;
+		}
+	if (!kn)
+		return;
+	for (g = 0; g < t->G; g++)
+		for (d = 0; d < t->ld; d++)
+			t->acc[(size_t)g * t->ld + (size_t)d] = NAN;
+	for (j = 0; j < ng * W; j++)
+		w->lsum[j] = NAN;
+}
+
+/* The block's K and V rows checked for E4M3's NaN: one pass of loads. */
+INL void
+fp8_nans(const struct mk_mdec_task *t, struct scratch *w,
+    const char *const *kr, const char *const *vr, int nb, size_t rb)
+{
+	NAN8 m = nan8_zero();
+	int j;
+
+	for (j = 0; j < nb; j++) {
+		m = nan8_row(m, kr[j], rb);
+		m = nan8_row(m, vr[j], rb);
+	}
+	if (nan8_any(m))
+		fp8_poison(t, w, kr, vr, nb);
+}
+
+/*
  * The block idx[0..nb); ahead[0..na) is the block whose rows to prefetch
  * into L1, in the rows of task at (t itself, or the walk computed next);
  * nxt[0..nn) the walk's own next block, whose stretch slice h (walk h of
@@ -1101,6 +1150,8 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 		read_block(t, kr, vr, nb, p, fp, rb);
 		return;
 	}
+	if (KDT == MK_U8 && t->fp8 == MK_FP8_E4M3)
+		fp8_nans(t, w, kr, vr, nb, rb);
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
 		if (D128 && t->D == 128 && GB == 3)

@@ -200,10 +200,20 @@ close_enough(const struct prob *x, const float *lse, const float *out,
 		for (d = 0; d < nd; d++) {
 			err = fabs(out[i * (size_t)x->p.D + (size_t)d] -
 			    x->rout[i * (size_t)x->p.D + (size_t)d]);
-			if ((isnan(x->rout[i * (size_t)x->p.D + (size_t)d]) &&
-			    isnan(err)) || out[i * (size_t)x->p.D + (size_t)d] ==
+			if (isnan(x->rout[i * (size_t)x->p.D + (size_t)d])) {
+				/* a NaN column (a NaN in V): NaN, not a
+				 * number near it */
+				if (!isnan(out[i * (size_t)x->p.D +
+				    (size_t)d]) && bad++ < 3)
+					fprintf(stderr, "  %s: row %zu d %d "
+					    "out %g, want NaN\n", what, i, d,
+					    out[i * (size_t)x->p.D +
+					    (size_t)d]);
+				continue;
+			}
+			if (out[i * (size_t)x->p.D + (size_t)d] ==
 			    x->rout[i * (size_t)x->p.D + (size_t)d])
-				continue;	/* NaN or infinite, as it should */
+				continue;	/* infinite, as it should */
 			if (!(err <= 1e-5 * (fabs(x->rout[i * (size_t)x->p.D +
 			    (size_t)d]) + big)) && bad++ < 3)
 				fprintf(stderr, "  %s: row %zu d %d out %.9g, "
@@ -388,43 +398,49 @@ test_nan_query(void)
 static void
 test_fp8_nan(void)
 {
-	static const struct shape sh = { 2, 8, 2, 64, 300, 300, 0.3, 0,
-	    "fp8 nan" };
+	/* D 40: the NaN in V's row tail, past the checks' whole vectors */
+	static const struct shape shs[] = {
+		{ 2, 8, 2, 64, 300, 300, 0.3, 0, "fp8 nan" },
+		{ 2, 8, 2, 40, 300, 300, 0.3, 0, "fp8 nan, D 40" },
+	};
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
 	size_t pos;
-	int i, f, d;
+	int i, f, d, s, D, e;
 
 	tables(tab);
+	for (s = 0; s < 2; s++)
 	for (f = 3; f < NKVT; f++) {
-		make(&x, &sh, kvts[f], 91 + (unsigned)f);
-		/* kv row 0: a NaN in K; kv row 3: one in V, element 7 */
+		D = shs[s].D;
+		e = D - 3;	/* V's NaN element */
+		make(&x, &shs[s], kvts[f], 91 + (unsigned)f);
+		/* kv row 0: a NaN in K; kv row 3: one in V, element e */
 		for (pos = 0; x.mask[pos]; pos++)
 			continue;
-		((uint8_t *)x.k)[pos * 64 + 5] = 0xff;
+		((uint8_t *)x.k)[pos * (size_t)D + 5] = 0xff;
 		for (pos = 3 * 300 + 17; x.mask[pos]; pos++)
 			continue;
-		((uint8_t *)x.v)[pos * 64 + 7] = 0x7f;
+		((uint8_t *)x.v)[pos * (size_t)D + (size_t)e] = 0x7f;
 		mk_mdec_reference(&x.p, x.rlse, x.rout);
 		for (i = 0; i < 16; i++) {
 			CU_ASSERT(isnan(x.rlse[i]) == (i < 4));
-			for (d = 0; d < 64; d++)
-				CU_ASSERT(isnan(x.rout[i * 64 + d]) ==
-				    (i < 4 || (i >= 12 && d == 7)));
+			for (d = 0; d < D; d++)
+				CU_ASSERT(isnan(x.rout[i * D + d]) ==
+				    (i < 4 || (i >= 12 && d == e)));
 		}
-		check_all(&x, &x.p, tab, "fp8 nan", NULL);
+		check_all(&x, &x.p, tab, shs[s].what, NULL);
 		if (kvts[f].fp8 == MK_FP8_E5M2) {
 			/* kv row 1: an infinity in K; kv row 2: one in V */
 			for (pos = 300 + 40; x.mask[pos]; pos++)
 				continue;
-			((uint8_t *)x.k)[pos * 64 + 9] = 0x7c;
+			((uint8_t *)x.k)[pos * (size_t)D + 9] = 0x7c;
 			for (pos = 2 * 300 + 3; x.mask[pos]; pos++)
 				continue;
-			((uint8_t *)x.v)[pos * 64 + 2] = 0xfc;
+			((uint8_t *)x.v)[pos * (size_t)D + 2] = 0xfc;
 			mk_mdec_reference(&x.p, x.rlse, x.rout);
 			for (i = 8; i < 12; i++)
-				CU_ASSERT(isinf(x.rout[i * 64 + 2]) &&
-				    x.rout[i * 64 + 2] < 0);
+				CU_ASSERT(isinf(x.rout[i * D + 2]) &&
+				    x.rout[i * D + 2] < 0);
 			check_all(&x, &x.p, tab, "fp8 inf", NULL);
 		}
 		drop(&x);
