@@ -387,12 +387,14 @@ for isa in isas:
 def mla_case(B, QH, M, D, DV, dt, isa, Q=1, paged_bs=None, fp8=None):
     """DeepSeek's MLA: one latent row a position, no v (--v-dim DV): V is
     the first DV elements of each K row; as a cache [B, 1, M, D] or vLLM's
-    paged [blocks, block_size, D]; f16/bf16/f32 or FP8 bytes; Q tokens."""
+    paged [blocks, block_size, D]; f16/bf16/f32 or FP8 bytes with a k
+    scale; Q tokens."""
     import tempfile
     q = make("f16" if fp8 else dt, (B, QH, Q, D))
+    ks = float(rng.uniform(0.01, 2))    # FP8: V, K's own bytes, takes it too
     if fp8:
         k = fp8_bytes(fp8, (B, 1, M, D))
-        kf = fp8_value(k, fp8)
+        kf = fp8_value(k, fp8) * ks
     else:
         k = make(dt, (B, 1, M, D))
         kf = as_f64(k, dt)
@@ -402,7 +404,7 @@ def mla_case(B, QH, M, D, DV, dt, isa, Q=1, paged_bs=None, fp8=None):
     args = ["--v-dim", str(DV), "--scale", repr(scale), "--out-dtype", "f32",
             "--threads", "2"]
     if fp8:
-        args += ["--dtype", fp8]
+        args += ["--dtype", fp8, "--k-scale", repr(ks)]
     elif dt == "bf16":
         args += ["--dtype", "bf16"]
     env = dict(os.environ, MOEKIT_ISA=isa)
