@@ -16,6 +16,9 @@
  *				for dt MK_U8 (FP8 bytes) cv, of
  *   CVT, vcvt(fmt)		what an FP8 format's widening needs (fmt:
  *				enum mk_fp8), made once a block
+ *   NAN8, nan8_zero(), nan8_row(m, p, n), nan8_any(m)
+ *				whether any of bytes read is E4M3's NaN
+ *				(vrow widens it to a number: fp8_nans)
  *   vbf16_even(p), vbf16_odd(p)	of the 2W bf16 at p, the even and the
  *				odd elements as f32 (a shift and a mask: no
  *				shuffle, unlike widening W in order)
