@@ -313,7 +313,9 @@ def fp8_case(fmt, B, QH, KH, D, V, M, density, isa, threads, paged_bs=None):
     env = dict(os.environ, MOEKIT_ISA=isa)
     what = "%s B%d QH%d KH%d D%d V%d M%d isa %s" % (fmt, B, QH, KH, D, V, M, isa)
     if paged_bs is None:
-        glse, gout = run(args, stream(q, k, v, mask), env)
+        # bhmd named: a shape like [1, 1, 2, D] also reads as bmhd
+        glse, gout = run(args + ["--kv-layout", "bhmd"],
+                         stream(q, k, v, mask), env)
     else:
         # the same rows as a paged pool, blocks in order, one table row each
         table = np.arange(B * -(-M // paged_bs), dtype=np.int32).reshape(B, -1)
