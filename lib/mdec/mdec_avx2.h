@@ -70,45 +70,6 @@ fp8_f16(__m128i b, CVT cv)
 }
 
 /*
- * Whether any of the n bytes at p is E4M3's NaN (0x7f or 0xff): the
- * largest byte below the sign, kept in a running maximum (NAN8).
- */
-typedef __m256i NAN8;
-
-static inline NAN8
-nan8_zero(void)
-{
-	return _mm256_setzero_si256();
-}
-
-static inline __attribute__((always_inline)) NAN8
-nan8_row(NAN8 m, const void *p, size_t n)
-{
-	const __m256i low7 = _mm256_set1_epi8(0x7f);
-	const uint8_t *b = p;
-	uint8_t t[32];
-	size_t i;
-
-	for (i = 0; i + 32 <= n; i += 32)
-		m = _mm256_max_epu8(m, _mm256_and_si256(_mm256_loadu_si256(
-		    (const void *)(b + i)), low7));
-	if (i < n) {	/* never read past the row */
-		memset(t, 0, sizeof(t));
-		memcpy(t, b + i, n - i);
-		m = _mm256_max_epu8(m, _mm256_and_si256(_mm256_loadu_si256(
-		    (const void *)t), low7));
-	}
-	return m;
-}
-
-static inline int
-nan8_any(NAN8 m)
-{
-	return _mm256_movemask_epi8(_mm256_cmpeq_epi8(m,
-	    _mm256_set1_epi8(0x7f))) != 0;
-}
-
-/*
  * AVX2 has no 8- or 16-bit masked loads: a tail of nv < 8 elements is
  * copied into a zeroed buffer first, so nothing past the row is read.
  */

@@ -65,38 +65,6 @@ fp8_f16(__m128i b, CVT cv)
 	    cv.sh), cv.keep);
 }
 
-/* Whether any of the n bytes at p is E4M3's NaN: mdec_avx2.h's NAN8. */
-typedef __m512i NAN8;
-
-static inline NAN8
-nan8_zero(void)
-{
-	return _mm512_setzero_si512();
-}
-
-static inline __attribute__((always_inline)) NAN8
-nan8_row(NAN8 m, const void *p, size_t n)
-{
-	const __m512i low7 = _mm512_set1_epi8(0x7f);
-	const uint8_t *b = p;
-	size_t i;
-
-	for (i = 0; i + 64 <= n; i += 64)
-		m = _mm512_max_epu8(m, _mm512_and_si512(_mm512_loadu_si512(
-		    b + i), low7));
-	if (i < n)	/* a masked load: nothing past the row */
-		m = _mm512_max_epu8(m, _mm512_and_si512(_mm512_maskz_loadu_epi8(
-		    (__mmask64)(~(uint64_t)0 >> (64 - (n - i))), b + i),
-		    low7));
-	return m;
-}
-
-static inline int
-nan8_any(NAN8 m)
-{
-	return _mm512_cmpeq_epi8_mask(m, _mm512_set1_epi8(0x7f)) != 0;
-}
-
 /* Masked loads never touch memory outside the mask: tails read nothing
  * past the row. */
 static inline __attribute__((always_inline)) VEC

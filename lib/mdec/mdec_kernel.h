@@ -16,9 +16,6 @@
  *				for dt MK_U8 (FP8 bytes) cv, of
  *   CVT, vcvt(fmt)		what an FP8 format's widening needs (fmt:
  *				enum mk_fp8), made once a block
- *   NAN8, nan8_zero(), nan8_row(m, p, n), nan8_any(m)
- *				whether any of bytes read is E4M3's NaN
- *				(vrow widens it to a number: fp8_nans)
  *   vbf16_even(p), vbf16_odd(p)	of the 2W bf16 at p, the even and the
  *				odd elements as f32 (a shift and a mask: no
  *				shuffle, unlike widening W in order)
@@ -1107,19 +1104,53 @@ fp8_poison(const struct mk_mdec_task *t, struct scratch *w,
 		w->lsum[j] = NAN;
 }
 
+/*
+ * Bytes a vector register holds, as GCC's vector extension: compiled with
+ * the includer's ISA flags, so one definition serves AVX2 and AVX-512.
+ */
+typedef uint8_t BYTES __attribute__((vector_size(4 * W)));
+
+/*
+ * acc with bit 7 set in the lanes where a byte of the n at p is 0x7f or
+ * 0xff: the seven bits below the sign plus one carry into bit 7 only
+ * there (an and, an add and an or a vector; no mask registers).
+ */
+INL BYTES
+nan_bytes(BYTES acc, const char *p, size_t n)
+{
+	BYTES v;
+	size_t i;
+
+	for (i = 0; i + sizeof(v) <= n; i += sizeof(v)) {
+		memcpy(&v, p + i, sizeof(v));
+		acc |= (v & 0x7f) + 1;
+	}
+	if (i < n) {	/* never read past the row */
+		memset(&v, 0, sizeof(v));
+		memcpy(&v, p + i, n - i);
+		acc |= (v & 0x7f) + 1;
+	}
+	return acc;
+}
+
 /* The block's K and V rows checked for E4M3's NaN: one pass of loads. */
 INL void
 fp8_nans(const struct mk_mdec_task *t, struct scratch *w,
     const char *const *kr, const char *const *vr, int nb, size_t rb)
 {
-	NAN8 m = nan8_zero();
+	BYTES m = { 0 };
+	uint64_t u[sizeof(m) / 8], any = 0;
+	size_t i;
 	int j;
 
 	for (j = 0; j < nb; j++) {
-		m = nan8_row(m, kr[j], rb);
-		m = nan8_row(m, vr[j], rb);
+		m = nan_bytes(m, kr[j], rb);
+		m = nan_bytes(m, vr[j], rb);
 	}
-	if (nan8_any(m))
+	memcpy(u, &m, sizeof(m));
+	for (i = 0; i < sizeof(m) / 8; i++)
+		any |= u[i];
+	if (any & 0x8080808080808080)
 		fp8_poison(t, w, kr, vr, nb);
 }
 
