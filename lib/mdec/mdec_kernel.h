@@ -76,6 +76,7 @@
 #include <string.h>
 
 #include "base/dtype.h"
+#include "base/fp8.h"
 #include "mdec/mdec.h"
 
 #ifndef MIXQ		/* the includer has vmix4 and vreduce4 */
@@ -1088,9 +1089,9 @@ fp8_poison(const struct mk_mdec_task *t, struct scratch *w,
 
 	for (j = 0; j < nb; j++)
 		for (d = 0; d < t->D; d++) {
-			if ((((const uint8_t *)kr[j])[d] & 0x7f) == 0x7f)
+			if (isnan(mk_fp8_value((uint8_t)kr[j][d], t->fp8)))
 				kn = 1;
-			if ((((const uint8_t *)vr[j])[d] & 0x7f) != 0x7f)
+			if (!isnan(mk_fp8_value((uint8_t)vr[j][d], t->fp8)))
 				continue;
 			for (g = 0; g < t->G; g++)
 				t->acc[(size_t)g * t->ld + (size_t)d] = NAN;
