@@ -100,13 +100,15 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 # mdecode's kernels (one file per dtype and ISA, and the file of their
 # floor): line tables only, -g1 (full debug information of their inlined
 # code was a third of their build); AVX-512 at -O3 (in cache 7 % faster on
-# the Xeon); AVX2 at -O2 with GCC's first scheduling pass, which its
+# the Xeon) without GCC's sinking of statements, which moved the scores'
+# multiply-adds after all their K loads and spilled those (G 2 D 128: 65
+# multiply-adds from the stack; GCC 12); AVX2 at -O2 with GCC's first scheduling pass, which its
 # register pressure needs (bf16 in cache 12 % slower without it, -O3 no
 # faster), tests/bench/RESULTS.md.  Sanitized and clang builds keep OPT.
 MDEC_KERN = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/mdec/mdec_*avx2.c \
 	lib/mdec/mdec_*avx512.c))
 ifeq ($(SANITIZE)$(findstring clang,$(CC)),)
-$(filter %avx512.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1
+$(filter %avx512.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1 -fno-tree-sink
 $(filter %avx2.o,$(MDEC_KERN)): KERNEL_OPT = -g1 -fsched-pressure -fschedule-insns
 endif
 

@@ -502,6 +502,35 @@ qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
 }
 
 /*
+ * UNSEEN(p): on AVX-512 (SPREAD), whose loops over a head size known when
+ * compiled are unrolled whole, p becomes a value the compiler cannot
+ * follow, so that what is read through it is read again where it is used
+ * rather than hoisted out of the loops into registers: hoisted, q's tiles
+ * (G 2 D 128: 16 vectors) and the rows' pointers (G 1: 16, which went
+ * through vector registers, VMOVQ on the multiply-adds' ports) took what
+ * the K rows needed, spilled (G 1 D 128 in cache 1.1-1.23x 4bc270a's
+ * time, RESULTS.md).  AVX2 loops over chunks and keeps p.
+ */
+#define UNSEEN(p)	do {						\
+		if (SPREAD)						\
+			__asm__("" : "+r"(p));				\
+	} while (0)
+
+/* The row pointers from p[j0], read again a chunk (UNSEEN). */
+INL const char *const *
+rows_again(const char *const *p, int j0)
+{
+	if (!SPREAD)
+		return p;
+	p += j0;
+	UNSEEN(p);
+	return p;
+}
+
+/* The index of position j0 in rows_again's rows. */
+#define RJ(j0)	(SPREAD ? 0 : (j0))
+
+/*
  * Scores of positions j0 .. j0+PJ-1 for the GP q rows of the tiles qt
  * over D elements: one vector, lane g * PJ + jj for row g, position
  * j0 + jj.
@@ -525,7 +554,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 				pf_next(pq);
 				pf_next(pq);
 			}
-			qk_pair(qt, kr, j0, c, GP, GQ, a);
+			qk_pair(qt, rows_again(kr, j0), RJ(j0), c, GP, GQ, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -535,7 +564,8 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		for (c = 0; c < nfull; c++) {
 			if (SPREAD)
 				pf_next(pq);
-			qk_chunk(qt, kr, j0, c, W, dt, GP, GQ, cv, a);
+			qk_chunk(qt, rows_again(kr, j0), RJ(j0), c, W, dt,
+			    GP, GQ, cv, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -727,6 +757,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	float *mv = w->mv + g0 / GBMAX * W, *ls = w->lsum + g0 / GBMAX * W;
 	float *acc[GBMAX];
 	const float *qt = w->q + (size_t)g0 * (size_t)((D + W - 1) / W) * W;
+	const float *qr;	/* qt, UNSEEN: q's tiles read a vector */
 	VEC s[4 * BLK / W], m = vload(mv), l = vload(ls);
 	const int NR = GP == 4 && GB == 3 ? 3 : GP;	/* rows of values */
 	/* distinct q rows of the scores: a group of three computes its
@@ -770,7 +801,9 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 				prefetch_row(ff[2 * j], &pq.rp, 1);
 				prefetch_row(ff[2 * j + 1], &pq.rp, 1);
 			}
-		s[r] = qk_vec(qt, kr, r * PJ, D, dt, GP, GQ, Dc, cv, &pq);
+		qr = qt;
+		UNSEEN(qr);
+		s[r] = qk_vec(qr, kr, r * PJ, D, dt, GP, GQ, Dc, cv, &pq);
 	}
 	for (r = 0; r < NV; r++) {
 		if (nb < BLK) {	/* the last block of a piece: no rows past nb */
