@@ -44,15 +44,17 @@ struct mk_kern;
 /*
  * Scratch floats a kernel call may use (t->work): probabilities per head
  * and block, running sums per head (16 lanes), partial sums of four heads
- * (16-float vectors), two rows, and a copy of q [G][ld] with its rows
- * padded to a multiple of four.
+ * (16-float vectors), two rows, a copy of q [G][ld] with its rows
+ * padded to a multiple of four, and where more than four query heads
+ * share a kv head, a block's K and V rows widened to f32 [2][BLOCK][ld].
  */
 #define MK_MDEC_LD(D)		(((size_t)(D) + 15) & ~(size_t)15)
 #define MK_MDEC_WORK(G, D)	(2 * MK_MDEC_BLOCK * 16 + \
 				    32 * (((size_t)(G) + 3) / 4) + \
 				    2 * ((size_t)(D) + 16) + 64 + \
 				    4 * (((size_t)(G) + 3) / 4) * \
-				    MK_MDEC_LD(D))
+				    MK_MDEC_LD(D) + ((G) > 4 ? 2 * \
+				    MK_MDEC_BLOCK * MK_MDEC_LD(D) : 0))
 
 /*
  * What one kernel call computes: a piece of one (batch, kv head) row.

@@ -2,6 +2,8 @@
 #include "mdec/mdec_avx2.h"
 
 #define KDT	MK_F32
+#define F32_ROWS	1	/* the groups of widened rows (MK_MDEC_GROUPS) */
 #include "mdec/mdec_kernel.h"
 
 MK_MDEC_ENTRY(f32)
+MK_MDEC_GROUPS

@@ -697,7 +697,14 @@ struct scratch {
 	float	*mv;		/* [G / GBMAX + 1][W] running maxima, per lane */
 	float	*s;		/* [BLK / PJ][W] scores, for the rare paths */
 	const float *q;		/* q as tiles (QT) */
+	float	*rows;		/* [2][BLK][ld]: a block's K, V rows widened
+				 * to f32 (more than GBMAX heads), or NULL */
 };
+
+/* The f32 file's groups of heads, for rows widened by another (widen_rows). */
+void	MK_MDEC_NAME(f32_groups)(const struct mk_mdec_task *, struct scratch *,
+	    const char *const *, const char *const *, int, const char *const *,
+	    const char *const *, size_t);
 
 /*
  * The rare path: some score of the vector s (heads g0.., PJ positions
@@ -1106,6 +1113,107 @@ HEADS(heads1_64, 1, 1, 64)
 #endif
 
 /*
+ * Head sizes with copies of their own in this file: the rows of other
+ * sizes are widened once where more than GBMAX heads share them
+ * (widen_rows); rows of these keep their copies (f16 G 8 D 128 as f32 rows
+ * ran 1.08-1.15x slower in cache on AVX2, RESULTS.md).
+ */
+/*
+ * Widened once from more than WIDE_G heads a kv head: FP8's widening costs
+ * more than a row's store and its f32 loads from G 8 on (G 8 D 96 in cache
+ * 0.91-0.94x the time, MLA's G 16 0.64-0.71x on the Xeon's AVX-512,
+ * 0.78x on AVX2), f16's and bf16's from G 16 (MLA 0.94x on both; G 12
+ * D 96 1.06x on AVX-512, G 8 1.11x on AVX2; RESULTS.md).
+ */
+#define WIDE_G	(KDT == MK_U8 ? GBMAX : 3 * GBMAX)
+
+#ifdef NO_D64
+#define SIZED(D)	(D128 && (D) == 128)
+#else
+#define SIZED(D)	(D128 && ((D) == 128 || (D) == 64))
+#endif
+
+/*
+ * The block's heads, GBMAX at a time, each group a call of its size (and
+ * of the head size, where the rows are this file's: rb their bytes).  p,
+ * fp: as one_block's, for the first group.
+ */
+INL void
+groups(const struct mk_mdec_task *t, struct scratch *w, const char *const *kr,
+    const char *const *vr, int nb, const char *const *p,
+    const char *const *fp, size_t rb)
+{
+	const int sized = rb == row_bytes(t, KDT);	/* copies a size */
+	int g0, GB;
+
+	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
+		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
+		if (D128 && sized && t->D == 128 && GB == 3)
+			heads3_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 128 && GB >= 3)
+			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 64 && GB >= 3)
+			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 64 && GB == 2)
+			heads2_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 64)
+			heads1_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 128 && GB == 2)
+			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (D128 && sized && t->D == 128)
+			heads1_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (GB >= 3)
+			heads4(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else if (GB == 2)
+			heads2(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		else
+			heads1(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+	}
+}
+
+/*
+ * With more than GBMAX query heads a kv head (MLA's 16, 8 of Llama-3-70B)
+ * every group widened the block's rows again: they are widened once into
+ * f32 rows (w->rows, ld floats each; rows past nb are row 0 again, as
+ * block_rows gives them) whose pointers go to kw, vw, and the groups run
+ * on them in mdec_f32_<isa>.c (MK_MDEC_GROUPS).  MLA's V rows are K's.
+ */
+INL void
+widen_rows(const struct mk_mdec_task *t, float *rows, const char *const *kr,
+    const char *const *vr, int nb, const char **kw, const char **vw)
+{
+	const int nfull = t->D / W, tail = t->D % W, ld = t->ld;
+	const CVT cv = vcvt(t->fp8);
+	float *kd, *vd;
+	int j, c;
+
+	for (j = 0; j < nb; j++) {
+		kd = rows + (size_t)j * ld;
+		vd = rows + (size_t)(BLK + j) * ld;
+		for (c = 0; c < nfull; c++)
+			vstore(kd + c * W, vrow(kr[j], c * W, KDT, W, cv));
+		if (tail)
+			vstore(kd + nfull * W, vrow(kr[j], nfull * W, KDT,
+			    tail, cv));
+		kw[j] = (const char *)kd;
+		vw[j] = (const char *)vd;
+		if (vr[j] == kr[j]) {
+			vw[j] = kw[j];
+			continue;
+		}
+		for (c = 0; c < nfull; c++)
+			vstore(vd + c * W, vrow(vr[j], c * W, KDT, W, cv));
+		if (tail)
+			vstore(vd + nfull * W, vrow(vr[j], nfull * W, KDT,
+			    tail, cv));
+	}
+	for (; j < BLK; j++) {
+		kw[j] = kw[0];
+		vw[j] = vw[0];
+	}
+}
+
+/*
  * E4M3's NaN bytes (0x7f, 0xff) widen to a finite value (vrow); where the
  * block's rows hold one, its effect is set here, as the arithmetic would
  * have carried it: a NaN in K makes a score NaN, so every sum and value of
@@ -1209,7 +1317,6 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	const char *kr[BLK], *vr[BLK], *pf[2 * BLK], *const *p = pf;
 	const char *ff[2 * BLK], *const *fp = NULL;
 	const size_t rb = row_bytes(t, KDT);
-	int g0, GB;
 
 	block_rows(t, idx, nb, kr, vr, 1);
 	if (na == 0)
@@ -1227,29 +1334,17 @@ one_block(const struct mk_mdec_task *t, struct scratch *w, const size_t *idx,
 	}
 	if (KDT == MK_U8 && t->fp8 == MK_FP8_E4M3)
 		fp8_nans(t, w, kr, vr, nb, rb);
-	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
-		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		if (D128 && t->D == 128 && GB == 3)
-			heads3_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 128 && GB >= 3)
-			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 64 && GB >= 3)
-			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 64 && GB == 2)
-			heads2_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 64)
-			heads1_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 128 && GB == 2)
-			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && t->D == 128)
-			heads1_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (GB >= 3)
-			heads4(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (GB == 2)
-			heads2(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else
-			heads1(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+#ifndef F32_ROWS
+	if (w->rows != NULL && KDT != PAIRS && !SIZED(t->D) &&
+	    t->G > WIDE_G) {
+		const char *kw[BLK], *vw[BLK];
+
+		widen_rows(t, w->rows, kr, vr, nb, kw, vw);
+		MK_MDEC_NAME(f32_groups)(t, w, kw, vw, nb, p, fp, rb);
+		return;
 	}
+#endif
+	groups(t, w, kr, vr, nb, p, fp, rb);
 }
 
 /* The running sums of head g: the lanes of its group's vector it owns. */
@@ -1352,6 +1447,9 @@ walk_start(const struct mk_mdec_task *t, struct walk *k)
 	/* after mv: 64-byte aligned */
 	q_tiles(k->w.mv + (size_t)ng * W, t, KDT == PAIRS);
 	k->w.q = k->w.mv + (size_t)ng * W;
+	/* after q's tiles, 64-byte aligned too (MK_MDEC_WORK) */
+	k->w.rows = t->G > GBMAX ? k->w.mv + (size_t)ng * W + (size_t)ng *
+	    GBMAX * MK_MDEC_LD(t->D) : NULL;
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
 		 * +inf, so that they never move a maximum and add 0 */
@@ -1454,6 +1552,16 @@ void									\
 MK_MDEC_NAME(name)(const struct mk_mdec_task *t, int n)			\
 {									\
 	pieces(t, n);							\
+}
+
+/* In mdec_f32_<isa>.c (F32_ROWS): the groups of heads on f32 rows. */
+#define MK_MDEC_GROUPS							\
+void									\
+MK_MDEC_NAME(f32_groups)(const struct mk_mdec_task *t, struct scratch *w,	\
+    const char *const *kr, const char *const *vr, int nb,		\
+    const char *const *p, const char *const *fp, size_t rb)		\
+{									\
+	groups(t, w, kr, vr, nb, p, fp, rb);				\
 }
 
 /*

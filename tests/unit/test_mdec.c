@@ -43,6 +43,7 @@ static const struct shape shapes[] = {
 	{ 1, 16, 2, 64, 333, 333, 0.5, 0, "G8 D64 flat (64 known)" },
 	{ 2, 21, 3, 128, 400, 410, 0.4, 0, "G7 D128 cache" },
 	{ 1, 9, 3, 128, 600, 605, 0.4, 1, "G3 D128 cache (three known)" },
+	{ 1, 32, 2, 36, 300, 305, 0.4, 1, "G16 D36 (rows widened once)" },
 	{ 2, 8, 2, 128, 5000, 5000, 0.5, 0, "rows split across threads" },
 	/* 23 chunks of 1024 positions (mdec.c, run_chunks) for 2 or 3 threads */
 	{ 1, 8, 8, 64, 3000, 3001, 0.4, 0, "more chunks than threads" },
@@ -398,20 +399,23 @@ test_nan_query(void)
 static void
 test_fp8_nan(void)
 {
-	/* D 40: the NaN in V's row tail, past the checks' whole vectors */
+	/* D 40: the NaN in V's row tail, past the checks' whole vectors;
+	 * G 8: the rows widened once for both groups of heads */
 	static const struct shape shs[] = {
 		{ 2, 8, 2, 64, 300, 300, 0.3, 0, "fp8 nan" },
 		{ 2, 8, 2, 40, 300, 300, 0.3, 0, "fp8 nan, D 40" },
+		{ 2, 16, 2, 40, 300, 300, 0.3, 0, "fp8 nan, G 8 D 40" },
 	};
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
 	size_t pos;
-	int i, f, d, s, D, e;
+	int i, f, d, s, D, e, G;
 
 	tables(tab);
-	for (s = 0; s < 2; s++)
+	for (s = 0; s < 3; s++)
 	for (f = 3; f < NKVT; f++) {
 		D = shs[s].D;
+		G = shs[s].QH / shs[s].KH;
 		e = D - 3;	/* V's NaN element */
 		make(&x, &shs[s], kvts[f], 91 + (unsigned)f);
 		/* kv row 0: a NaN in K; kv row 3: one in V, element e */
@@ -422,11 +426,11 @@ test_fp8_nan(void)
 			continue;
 		((uint8_t *)x.v)[pos * (size_t)D + (size_t)e] = 0x7f;
 		mk_mdec_reference(&x.p, x.rlse, x.rout);
-		for (i = 0; i < 16; i++) {
-			CU_ASSERT(isnan(x.rlse[i]) == (i < 4));
+		for (i = 0; i < 4 * G; i++) {	/* kv row r: heads r G.. */
+			CU_ASSERT(isnan(x.rlse[i]) == (i < G));
 			for (d = 0; d < D; d++)
 				CU_ASSERT(isnan(x.rout[i * D + d]) ==
-				    (i < 4 || (i >= 12 && d == e)));
+				    (i < G || (i >= 3 * G && d == e)));
 		}
 		check_all(&x, &x.p, tab, shs[s].what, NULL);
 		if (kvts[f].fp8 == MK_FP8_E5M2) {
@@ -438,7 +442,7 @@ test_fp8_nan(void)
 				continue;
 			((uint8_t *)x.v)[pos * (size_t)D + 2] = 0xfc;
 			mk_mdec_reference(&x.p, x.rlse, x.rout);
-			for (i = 8; i < 12; i++)
+			for (i = 2 * G; i < 3 * G; i++)
 				CU_ASSERT(isinf(x.rout[i * D + 2]) &&
 				    x.rout[i * D + 2] < 0);
 			check_all(&x, &x.p, tab, "fp8 inf", NULL);
@@ -457,7 +461,8 @@ static void
 test_dv(void)
 {
 	static const struct shape sh = { 2, 8, 2, 96, 300, 310, 0.3, 0,
-	    "dv 40 of 96" };
+	    "dv 40 of 96" }, sh8 = { 2, 16, 1, 96, 300, 310, 0.3, 0,
+	    "dv 40 of 96, V = K, G 16" };
 	struct mk_kern tab[MK_NISA];
 	struct prob x;
 	int t;
@@ -467,6 +472,19 @@ test_dv(void)
 		make(&x, &sh, kvts[t], 700 + (unsigned)t);
 		x.p.dv = 40;
 		check_all(&x, &x.p, tab, sh.what, NULL);
+		drop(&x);
+	}
+	/* MLA's own case: V is K's rows (one widening for both where the
+	 * rows are widened once, more than four heads a kv head) */
+	for (t = 0; t < NKVT; t++) {
+		make(&x, &sh8, kvts[t], 720 + (unsigned)t);
+		x.p.dv = 40;
+		/* the same bytes, for the copies into other layouts too */
+		memcpy(x.v, x.k, (size_t)sh8.B * (size_t)sh8.KH *
+		    (size_t)sh8.M * (size_t)sh8.D * mk_dtype_size(kvts[t].dt));
+		x.p.v = x.p.k;
+		mk_mdec_reference(&x.p, x.rlse, x.rout);
+		check_all(&x, &x.p, tab, sh8.what, NULL);
 		drop(&x);
 	}
 }
