@@ -1171,9 +1171,23 @@ groups(const struct mk_mdec_task *t, struct scratch *w, const char *const *kr,
 	}
 }
 
+/* One row of D elements widened to f32 at dst (a whole vector past D). */
+INL void
+widen_row(float *dst, const char *row, int D, CVT cv)
+{
+	const int nfull = D / W, tail = D % W;
+	int c;
+
+	for (c = 0; c < nfull; c++)
+		vstore(dst + c * W, vrow(row, c * W, KDT, W, cv));
+	if (tail)
+		vstore(dst + nfull * W, vrow(row, nfull * W, KDT, tail, cv));
+}
+
 /*
  * With more than GBMAX query heads a kv head (MLA's 16, 8 of Llama-3-70B)
- * every group widened the block's rows again: they are widened once into
+ * every group widened the block's rows again: with more than WIDE_G
+ * (and no copy for the head size, SIZED) they are widened once into
  * f32 rows (w->rows, ld floats each; rows past nb are row 0 again, as
  * block_rows gives them) whose pointers go to kw, vw, and the groups run
  * on them in mdec_f32_<isa>.c (MK_MDEC_GROUPS).  MLA's V rows are K's.
@@ -1182,30 +1196,20 @@ INL void
 widen_rows(const struct mk_mdec_task *t, float *rows, const char *const *kr,
     const char *const *vr, int nb, const char **kw, const char **vw)
 {
-	const int nfull = t->D / W, tail = t->D % W, ld = t->ld;
 	const CVT cv = vcvt(t->fp8);
 	float *kd, *vd;
-	int j, c;
+	int j;
 
 	for (j = 0; j < nb; j++) {
-		kd = rows + (size_t)j * ld;
-		vd = rows + (size_t)(BLK + j) * ld;
-		for (c = 0; c < nfull; c++)
-			vstore(kd + c * W, vrow(kr[j], c * W, KDT, W, cv));
-		if (tail)
-			vstore(kd + nfull * W, vrow(kr[j], nfull * W, KDT,
-			    tail, cv));
+		kd = rows + (size_t)j * t->ld;
+		vd = rows + (size_t)(BLK + j) * t->ld;
+		widen_row(kd, kr[j], t->D, cv);
 		kw[j] = (const char *)kd;
-		vw[j] = (const char *)vd;
-		if (vr[j] == kr[j]) {
-			vw[j] = kw[j];
-			continue;
+		vw[j] = kw[j];
+		if (vr[j] != kr[j]) {	/* MLA's V is K's row */
+			widen_row(vd, vr[j], t->D, cv);
+			vw[j] = (const char *)vd;
 		}
-		for (c = 0; c < nfull; c++)
-			vstore(vd + c * W, vrow(vr[j], c * W, KDT, W, cv));
-		if (tail)
-			vstore(vd + nfull * W, vrow(vr[j], nfull * W, KDT,
-			    tail, cv));
 	}
 	for (; j < BLK; j++) {
 		kw[j] = kw[0];
