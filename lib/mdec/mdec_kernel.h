@@ -1113,12 +1113,6 @@ HEADS(heads1_64, 1, 1, 64)
 #endif
 
 /*
- * Head sizes with copies of their own in this file: the rows of other
- * sizes are widened once where more than GBMAX heads share them
- * (widen_rows); rows of these keep their copies (f16 G 8 D 128 as f32 rows
- * ran 1.08-1.15x slower in cache on AVX2, RESULTS.md).
- */
-/*
  * Widened once from more than WIDE_G heads a kv head: FP8's widening costs
  * more than a row's store and its f32 loads from G 8 on (G 8 D 96 in cache
  * 0.91-0.94x the time, MLA's G 16 0.64-0.71x on the Xeon's AVX-512,
@@ -1127,6 +1121,12 @@ HEADS(heads1_64, 1, 1, 64)
  */
 #define WIDE_G	(KDT == MK_U8 ? GBMAX : 3 * GBMAX)
 
+/*
+ * Head sizes with copies of their own in this file: the rows of other
+ * sizes are widened once where more than GBMAX heads share them
+ * (widen_rows); rows of these keep their copies (f16 G 8 D 128 as f32 rows
+ * ran 1.08-1.15x slower in cache on AVX2, RESULTS.md).
+ */
 #ifdef NO_D64
 #define SIZED(D)	(D128 && (D) == 128)
 #else
@@ -1143,24 +1143,25 @@ groups(const struct mk_mdec_task *t, struct scratch *w, const char *const *kr,
     const char *const *vr, int nb, const char *const *p,
     const char *const *fp, size_t rb)
 {
-	const int sized = rb == row_bytes(t, KDT);	/* copies a size */
+	/* the head size whose copies apply: the rows are this file's */
+	const int D = D128 && rb == row_bytes(t, KDT) ? t->D : 0;
 	int g0, GB;
 
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		if (D128 && sized && t->D == 128 && GB == 3)
+		if (D == 128 && GB == 3)
 			heads3_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 128 && GB >= 3)
+		else if (D == 128 && GB >= 3)
 			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 64 && GB >= 3)
+		else if (D == 64 && GB >= 3)
 			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 64 && GB == 2)
+		else if (D == 64 && GB == 2)
 			heads2_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 64)
+		else if (D == 64)
 			heads1_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 128 && GB == 2)
+		else if (D == 128 && GB == 2)
 			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D128 && sized && t->D == 128)
+		else if (D == 128)
 			heads1_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
 		else if (GB >= 3)
 			heads4(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
@@ -1440,6 +1441,7 @@ INL void
 walk_start(const struct mk_mdec_task *t, struct walk *k)
 {
 	const int ng = (t->G + GBMAX - 1) / GBMAX;
+	float *qd;
 	int g, i;
 
 	k->sc = (struct scan){ t->mask, t->n, 0, 0, 0 };
@@ -1448,12 +1450,12 @@ walk_start(const struct mk_mdec_task *t, struct walk *k)
 	k->w.s = k->w.p + BLK * W;
 	k->w.lsum = k->w.s + BLK * W;
 	k->w.mv = k->w.lsum + (size_t)ng * W;
-	/* after mv: 64-byte aligned */
-	q_tiles(k->w.mv + (size_t)ng * W, t, KDT == PAIRS);
-	k->w.q = k->w.mv + (size_t)ng * W;
-	/* after q's tiles, 64-byte aligned too (MK_MDEC_WORK) */
-	k->w.rows = t->G > GBMAX ? k->w.mv + (size_t)ng * W + (size_t)ng *
-	    GBMAX * MK_MDEC_LD(t->D) : NULL;
+	/* after mv: 64-byte aligned; the rows after q's tiles too */
+	qd = k->w.mv + (size_t)ng * W;
+	q_tiles(qd, t, KDT == PAIRS);
+	k->w.q = qd;
+	k->w.rows = t->G > GBMAX ? qd + (size_t)ng * GBMAX *
+	    MK_MDEC_LD(t->D) : NULL;
 	for (i = 0; i < ng * W; i++) {
 		/* lanes of a head computed for nothing (a group of three):
 		 * +inf, so that they never move a maximum and add 0 */
