@@ -113,6 +113,18 @@ vrow(const void *row, int off, int dt, int nv, CVT cv)
 	}
 }
 
+/*
+ * FP8 rows are widened a vector at a time: widening 2W bytes at once
+ * (FP8_PAIRS) ran no faster on the EPYC VM, whose Zen 1 splits 256-bit
+ * integer operations in two (RESULTS.md).
+ */
+#define FP8_PAIRS	0
+static inline __attribute__((always_inline)) VEC
+vfp8_half(const void *b, int h, CVT cv)
+{
+	return vrow(b, h * W, MK_U8, W, cv);
+}
+
 /* Of the 2W bf16 at p: the even elements (low halves of each 32 bits,
  * shifted up) and the odd ones (high halves, the low ones cleared). */
 static inline __attribute__((always_inline)) VEC

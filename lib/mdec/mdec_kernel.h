@@ -274,17 +274,20 @@ row_bytes(const struct mk_mdec_task *t, int dt)
 
 /*
  * Chunk c of a row (W elements) as f32, of which nv are read; for PAIRS,
- * odd says which of a pair c is (a constant where inlined: the loops walk
- * chunks from an even one).  Widening bf16 in order takes a shuffle per W
- * elements, on the same ports as the multiply-adds; a pair takes a shift
- * and a mask for 2W.
+ * and for FP8 where FP8_PAIRS, odd says which of a pair c is (a constant
+ * where inlined: the loops walk chunks from an even one), or is -1 where
+ * c has no pair (a tail, or FP8's last chunk of an odd number).  Widening
+ * bf16 in order takes a shuffle per W elements, on the same ports as the
+ * multiply-adds; a pair takes a shift and a mask for 2W.
  */
 INL VEC
 vchunk(const char *row, int c, int odd, int dt, int nv, CVT cv)
 {
 	if (dt == PAIRS)
-		return odd ? vbf16_odd(row + (size_t)(c - 1) * W * 2) :
+		return odd == 1 ? vbf16_odd(row + (size_t)(c - 1) * W * 2) :
 		    vbf16_even(row + (size_t)c * W * 2);
+	if (dt == MK_U8 && FP8_PAIRS && odd >= 0)
+		return vfp8_half(row + (size_t)(c - odd) * W, odd, cv);
 	return vrow(row, c * W, dt, nv, cv);
 }
 
@@ -471,12 +474,12 @@ qk_chunk(const float *qt, const char *const *kr, int j0, int c, int nv,
 }
 
 /*
- * The same for PAIRS: chunks c and c + 1, each K row's 2W elements loaded
- * once and split.
+ * The same for PAIRS and FP8_PAIRS: chunks c and c + 1, each K row's 2W
+ * elements loaded once and split.
  */
 INL void
-qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
-    int GQ, VEC *a)
+qk_pair(const float *qt, const char *const *kr, int j0, int c, int dt,
+    int GP, int GQ, CVT cv, VEC *a)
 {
 	const int PJ = W / GP;
 	VEC qe[GBMAX], qo[GBMAX], ke, ko;
@@ -489,8 +492,8 @@ qk_pair(const float *qt, const char *const *kr, int j0, int c, int GP,
 	}
 #pragma GCC unroll 16
 	for (jj = 0; jj < PJ; jj++) {
-		ke = vbf16_even(kr[j0 + jj] + (size_t)c * W * 2);
-		ko = vbf16_odd(kr[j0 + jj] + (size_t)c * W * 2);
+		ke = vchunk(kr[j0 + jj], c, 0, dt, W, cv);
+		ko = vchunk(kr[j0 + jj], c + 1, 1, dt, W, cv);
 #pragma GCC unroll 4
 		for (g = 0; g < GP; g++) {
 			a[AIX(GP, PJ, g, jj)] = vfma(qe[g], ke,
@@ -547,14 +550,17 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 #pragma GCC unroll 16
 	for (c = 0; c < W; c++)
 		a[c] = vzero();
-	if (dt == PAIRS) {	/* D a whole number of pairs: no tail */
+	/* D a whole number of pairs: no tail */
+	if (dt == PAIRS || (dt == MK_U8 && FP8_PAIRS && Dc % (2 * W) == 0 &&
+	    Dc)) {
 #pragma GCC unroll 8
 		for (c = 0; c < nfull; c += 2) {
 			if (SPREAD) {
 				pf_next(pq);
 				pf_next(pq);
 			}
-			qk_pair(qt, rows_again(kr, j0), RJ(j0), c, GP, GQ, a);
+			qk_pair(qt, rows_again(kr, j0), RJ(j0), c, dt, GP, GQ,
+			    cv, a);
 		}
 		return scores_of(a, GP);
 	}
@@ -599,7 +605,8 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
  * 0 again, so the loop has no variable bound and p's places are
  * constants: row g, position j is lane g * PJ + j % PJ of vector j / PJ.
  * For PAIRS c0 is even (pv_values's passes of 2 or more chunks come
- * first, and a row of pairs has an even number of chunks).
+ * first, and a row of pairs has an even number of chunks); so is it in
+ * any pass of 2 or more chunks, whose chunks FP8_PAIRS widens by pairs.
  */
 INL void
 pv_step(float *const *acc, const float *p, const char *const *vr, int c0,
@@ -623,8 +630,8 @@ pv_step(float *const *acc, const float *p, const char *const *vr, int c0,
 				pj[g] = vset1(p[g * PJ + jj]);
 #pragma GCC unroll 8
 			for (cb = 0; cb < CB; cb++) {
-				vv = vchunk(vr[jj], c0 + cb, cb & 1, dt,
-				    cb == CB - 1 ? nv : W, cv);
+				vv = vchunk(vr[jj], c0 + cb, CB > 1 ? cb & 1 :
+				    -1, dt, cb == CB - 1 ? nv : W, cv);
 #pragma GCC unroll 4
 				for (g = 0; g < NR; g++)
 					a[g][cb] = vfma(pj[g], vv, a[g][cb]);
@@ -984,9 +991,10 @@ arith_group(const struct mk_mdec_task *t, const float *q, int GP, int d,
 	const int D = t->D, ld = t->ld, nfull = D / W, tail = D % W;
 	const char *kr = t->k, *vr = t->v;
 	const int PH = ACCS / (2 * GP) > 0 ? ACCS / (2 * GP) : 1;
-	/* PAIRS: whole pairs of chunks a step (a pair into one set of
-	 * chains where only one fits) */
-	const int PS = d == PAIRS && PH % 2 ? PH + 1 : PH;
+	/* PAIRS, FP8_PAIRS: whole pairs of chunks a step (a pair into one
+	 * set of chains where only one fits) */
+	const int PS = (d == PAIRS || (d == MK_U8 && FP8_PAIRS)) && PH % 2 ?
+	    PH + 1 : PH;
 	const CVT cv = vcvt(t->fp8);
 	VEC pb[GBMAX];
 	size_t i;
@@ -1001,11 +1009,12 @@ arith_group(const struct mk_mdec_task *t, const float *q, int GP, int d,
 			for (ph = 0; ph < PS; ph++) {
 				if (c + ph >= nfull)
 					break;
-				arith_chunk(kr, vr, q, ld, c + ph, ph & 1, W,
-				    d, GP, cv, pb, a + 2 * GP * (ph % PH));
+				arith_chunk(kr, vr, q, ld, c + ph, nfull % 2 ?
+				    -1 : ph & 1, W, d, GP, cv, pb,
+				    a + 2 * GP * (ph % PH));
 			}
 		if (tail)
-			arith_chunk(kr, vr, q, ld, nfull, 0, tail, d, GP, cv,
+			arith_chunk(kr, vr, q, ld, nfull, -1, tail, d, GP, cv,
 			    pb, a);
 	}
 }
@@ -1179,8 +1188,12 @@ widen_row(float *dst, const char *row, int D, CVT cv)
 	const int nfull = D / W, tail = D % W;
 	int c;
 
-	for (c = 0; c < nfull; c++)
-		vstore(dst + c * W, vrow(row, c * W, KDT, W, cv));
+	for (c = 0; c + 1 < nfull; c += 2) {	/* FP8_PAIRS's pairs */
+		vstore(dst + c * W, vchunk(row, c, 0, KDT, W, cv));
+		vstore(dst + (c + 1) * W, vchunk(row, c + 1, 1, KDT, W, cv));
+	}
+	if (c < nfull)
+		vstore(dst + c * W, vchunk(row, c, -1, KDT, W, cv));
 	if (tail)
 		vstore(dst + nfull * W, vrow(row, nfull * W, KDT, tail, cv));
 }
