@@ -399,11 +399,15 @@ test_nan_query(void)
 static void
 test_fp8_nan(void)
 {
-	/* D 40: the NaN in V's row tail, past the checks' whole vectors;
-	 * G 8: the rows widened once for both groups of heads */
+	/* D 40: the NaN in V's row tail, past the checks' whole vectors
+	 * (in their 8-byte words); D 36: in the bytes past those; D 128:
+	 * the check's loops unrolled; G 8: the rows widened once for both
+	 * groups of heads */
 	static const struct shape shs[] = {
 		{ 2, 8, 2, 64, 300, 300, 0.3, 0, "fp8 nan" },
 		{ 2, 8, 2, 40, 300, 300, 0.3, 0, "fp8 nan, D 40" },
+		{ 2, 8, 2, 36, 300, 300, 0.3, 0, "fp8 nan, D 36" },
+		{ 2, 8, 2, 128, 300, 300, 0.3, 0, "fp8 nan, D 128" },
 		{ 2, 16, 2, 40, 300, 300, 0.3, 0, "fp8 nan, G 8 D 40" },
 	};
 	struct mk_kern tab[MK_NISA];
@@ -412,7 +416,7 @@ test_fp8_nan(void)
 	int i, f, d, s, D, e, G;
 
 	tables(tab);
-	for (s = 0; s < 3; s++)
+	for (s = 0; s < (int)(sizeof(shs) / sizeof(shs[0])); s++)
 	for (f = 3; f < NKVT; f++) {
 		D = shs[s].D;
 		G = shs[s].QH / shs[s].KH;
