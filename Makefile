@@ -102,9 +102,10 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 # code was a third of their build); AVX-512 at -O3 (in cache 7 % faster on
 # the Xeon) without GCC's sinking of statements, which moved the scores'
 # multiply-adds after all their K loads and spilled those (G 2 D 128: 65
-# multiply-adds from the stack; GCC 12); AVX2 at -O2 with GCC's first scheduling pass, which its
-# register pressure needs (bf16 in cache 12 % slower without it, -O3 no
-# faster), tests/bench/RESULTS.md.  Sanitized and clang builds keep OPT.
+# multiply-adds from the stack; GCC 12); AVX2 at -O2 with GCC's first
+# scheduling pass, which its register pressure needs (bf16 in cache 12 %
+# slower without it, -O3 no faster), tests/bench/RESULTS.md.  Sanitized
+# and clang builds keep OPT.
 MDEC_KERN = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/mdec/mdec_*avx2.c \
 	lib/mdec/mdec_*avx512.c))
 ifeq ($(SANITIZE)$(findstring clang,$(CC)),)

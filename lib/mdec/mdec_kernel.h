@@ -1298,6 +1298,19 @@ nan_bytes(BYTES *acc, uint64_t *tail, const char *p, size_t n)
 		*tail |= ((uint8_t)p[i] & 0x7fu) + 1u;
 }
 
+/* nan_bytes over the block's K and V rows of rb bytes. */
+INL void
+nan_rows(BYTES *m, uint64_t *tail, const char *const *kr,
+    const char *const *vr, int nb, size_t rb)
+{
+	int j;
+
+	for (j = 0; j < nb; j++) {
+		nan_bytes(m, tail, kr[j], rb);
+		nan_bytes(m, tail, vr[j], rb);
+	}
+}
+
 /*
  * The block's K and V rows checked for E4M3's NaN: one pass of loads, its
  * loops unrolled for rows of 128 bytes (the FP8 files' head size of its
@@ -1310,18 +1323,11 @@ fp8_nans(const struct mk_mdec_task *t, struct scratch *w,
 	BYTES m = { 0 };
 	uint64_t u[sizeof(m) / 8], any = 0;
 	size_t i;
-	int j;
 
 	if (D128 && rb == 128)
-		for (j = 0; j < nb; j++) {
-			nan_bytes(&m, &any, kr[j], 128);
-			nan_bytes(&m, &any, vr[j], 128);
-		}
+		nan_rows(&m, &any, kr, vr, nb, 128);
 	else
-		for (j = 0; j < nb; j++) {
-			nan_bytes(&m, &any, kr[j], rb);
-			nan_bytes(&m, &any, vr[j], rb);
-		}
+		nan_rows(&m, &any, kr, vr, nb, rb);
 	memcpy(u, &m, sizeof(m));
 	for (i = 0; i < sizeof(m) / 8; i++)
 		any |= u[i];
