@@ -138,6 +138,7 @@ mk_a2a_plot(FILE *fp, const struct mk_a2a_cfg *c,
 	W = (int)(70 + panels * (pw + 50) + 20);
 	H = (int)(gm.y0 + gm.rows * gm.ch + 110);
 	W = W < 720 ? 720 : W;
+	W = mk_svg_fit(W, 16, title);
 	mk_svg_open(fp, W, H, title);
 	mk_svg_text(fp, 16, 24, "start", 16, "%s", title);
 	mk_svg_text(fp, 16, 44, "start", 12, "%d ranks, %d experts, top-%d, "

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/svg.h"
 
@@ -73,6 +74,14 @@ mk_svg_text(FILE *fp, double x, double y, const char *anchor, int size,
 	vput_escaped(fp, fmt, ap);
 	va_end(ap);
 	fputs("</text>\n", fp);
+}
+
+int
+mk_svg_fit(int w, int size, const char *s)
+{
+	double need = 32 + 0.6 * size * (double)strlen(s);
+
+	return need > w ? (int)ceil(need) : w;
 }
 
 void

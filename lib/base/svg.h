@@ -21,6 +21,14 @@ void	mk_svg_text(FILE *fp, double x, double y, const char *anchor,
 	    int size, const char *fmt, ...) __attribute__((format(printf, 6,
 	    7)));
 
+/*
+ * Width w, or more where a line s of text at size, from x = 16 (where the
+ * tools put their titles), would pass the right edge: a title made of
+ * file names must not be cut off.  DejaVu Sans, the document's font,
+ * averages under 0.6 of the size a character.
+ */
+int	mk_svg_fit(int w, int size, const char *s);
+
 /* Vertical text (an axis label), centred at (x, y). */
 void	mk_svg_vtext(FILE *fp, double x, double y, int size, const char *s);
 

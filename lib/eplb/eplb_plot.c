@@ -174,6 +174,7 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	H = (int)(gm.y0 + pp->L * gm.ch + 110);
 	if (W < 640)
 		W = 640;
+	W = mk_svg_fit(W, 16, pp->title);
 	mk_svg_open(fp, W, H, pp->title);
 	mk_svg_text(fp, 16, 24, "start", 16, "%s", pp->title);
 	mk_svg_text(fp, 16, 44, "start", 12, "%d layers, %d experts, %d "

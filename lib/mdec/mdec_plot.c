@@ -59,6 +59,7 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 	gw = per * bw + 18 < 64 ? 64 : per * bw + 18;
 	W = (int)(x0 + ng * gw + 40);
 	W = W < 640 ? 640 : W;
+	W = mk_svg_fit(W, 16, title);
 	H = (int)(y0 + ph + 110);
 	mk_svg_open(fp, W, H, title);
 	mk_svg_text(fp, 16, 24, "start", 16, "%s", title);

@@ -18,4 +18,9 @@ a2a-layout -E 4 --plot l.svg -o /dev/null long.csv
 render l.svg
 grep -o '<title>steps 0 to 2, rank 0: [^<]*' l.svg
 fails 1 a2a-layout -E 4 --plot nodir/l.svg -o out.npy long.csv
-only_files d.svg ds.npy l.svg long.csv m.svg mix.npy
+# a title of a long file name: the picture widens to it
+cp long.csv routing-trace-of-a-four-expert-toy-model-over-six-hundred-steps.csv
+a2a-layout -E 4 --hidden 4096 --plot t.svg -o /dev/null routing-trace-of-a-four-expert-toy-model-over-six-hundred-steps.csv
+render t.svg
+rm routing-trace-of-a-four-expert-toy-model-over-six-hundred-steps.csv
+only_files d.svg ds.npy l.svg long.csv m.svg mix.npy t.svg

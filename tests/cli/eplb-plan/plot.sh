@@ -22,4 +22,10 @@ fails 1 eplb-plan -r 8 -G 2 --plot nodir/p.svg -o out.npy w.csv
 eplb-plan --eval plan.npy -G 32 --skip-zero-layers --plot e.svg next.json > /dev/null 2>&1
 render e.svg
 grep -o 'balancedness (sum of means / sum of maxima): [^<]*' e.svg
-only_files e.svg in.json next.json p.svg plan.npy q.svg w.csv
+# a title of a long file name: the picture widens to it
+long=expert-load-dump-of-the-deepseek-v3-serving-run-with-prefill-at-1024-tokens-on-32-gpus-of-4-nodes-kept-for-planning-the-next-deployment.json
+cp in.json $long
+eplb-plan -r 288 -G 32 -n 4 -g 8 --skip-zero-layers --plot t.svg -o /dev/null $long 2>/dev/null
+render t.svg
+rm $long
+only_files e.svg in.json next.json p.svg plan.npy q.svg t.svg w.csv

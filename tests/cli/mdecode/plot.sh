@@ -6,7 +6,11 @@ mdecode --bench --isa generic --bsz 1,2 --max-length 2048 --threads 1 --reps 1 -
 render b.svg
 echo "rows: $(($(wc -l < b.csv) - 1)), bars: $(grep -c '<title>[a-z0-9]*, 1 threads, bsz' b.svg)"
 grep -o 'groups: [^<]*' b.svg
+# three dtypes name a title longer than 640 pixels: the picture widens to it
+mdecode --bench --isa generic --bsz 1 --max-length 256 --threads 1 --reps 1 --mask-density 0 --dtype f16,fp8_e4m3,fp8_e5m2 --plot c.svg > /dev/null
+render c.svg
+grep -o 'mdecode --bench: [^<]*' c.svg | head -1
 fails 2 mdecode --bench-kernel --plot k.svg
 fails 2 mdecode --plot k.svg "$TESTDATA/mdecode-example.npy"
 fails 1 mdecode --bench --bsz 1 --max-length 256 --reps 1 --plot nodir/b.svg
-only_files b.csv b.svg
+only_files b.csv b.svg c.svg
