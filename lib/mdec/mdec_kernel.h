@@ -575,9 +575,19 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		}
 		return scores_of(a, GP);
 	}
+	c = 0;
+	if (dt == MK_U8 && FP8_PAIRS)	/* two chunks widened at once */
+#pragma GCC unroll 2
+		for (; c + 2 <= nfull; c += 2) {
+			if (SPREAD) {
+				pf_next(pq);
+				pf_next(pq);
+			}
+			qk_pair(qt, kr, j0, c, dt, GP, GQ, cv, a);
+		}
 	/* four chunks a step: a loop a chunk cost G 3 in cache 13 % more
 	 * instructions than the loop of a head size known when compiled */
-	for (c = 0; c + 4 <= nfull; c += 4)
+	for (; c + 4 <= nfull; c += 4)
 #pragma GCC unroll 4
 		for (u = 0; u < 4; u++) {
 			if (SPREAD)
