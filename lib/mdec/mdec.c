@@ -2,6 +2,7 @@
  * mdec.c - splitting a decode-attention problem over threads, merging the
  * pieces, the float64 reference and the read-bandwidth probe; see mdec.h.
  */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -295,6 +296,59 @@ nan_head(float *lse, float *out, int D)
 	*lse = NAN;
 	for (d = 0; d < D; d++)
 		out[d] = NAN;
+}
+
+/*
+ * The largest magnitude K's dtype holds, where that bounds the scores
+ * usefully (f16's 65504; FP8's 448 or 57344, the range a per-tensor scale
+ * is chosen to fill); 0 for bf16 and f32, whose range is f32's own.
+ */
+static double
+k_bound(const struct mk_mdec *p)
+{
+	if (p->dtype == MK_F16)
+		return 65504;
+	if (p->dtype != MK_U8)
+		return 0;
+	return p->fp8 == MK_FP8_E5M2 ? 57344 : 448;
+}
+
+/* the options the scale comes from */
+#define OPTS(p)	((p)->dtype == MK_U8 ? "--scale x --k-scale" : "--scale")
+
+int
+mk_mdec_scores_fit(const struct mk_mdec *p, const char *qname,
+    struct mk_err *e)
+{
+	const size_t rows = (size_t)p->B * (size_t)p->QH * (size_t)(p->Q > 1 ?
+	    p->Q : 1);
+	const double c = p->scale * LOG2E, kb = k_bound(p);
+	double big = 0, sum = 0, a;
+	size_t i;
+	int d;
+
+	for (i = 0; i < rows; i++) {
+		const float *q = p->q + i * (size_t)p->D;
+
+		if (!q_finite(q, p->D))		/* its head is NaN */
+			continue;
+		for (a = 0, d = 0; d < p->D; d++) {
+			a += fabs(q[d]);
+			big = fabs(q[d]) > big ? fabs(q[d]) : big;
+		}
+		sum = a > sum ? a : sum;
+	}
+	if (big * c * read_factor(p) > FLT_MAX)
+		return mk_err_usage(e, "%s: the scale %g (%s) takes q's value "
+		    "%g past f32's range (3.4e38), in which the kernels "
+		    "compute", qname, p->scale, OPTS(p), big);
+	if (sum * c * kb > FLT_MAX)
+		return mk_err_usage(e, "%s: the scale %g (%s) lets a score of "
+		    "q (a row's magnitudes sum to %g) on %s values up to %g "
+		    "reach %.3g, past f32's range (3.4e38), in which the "
+		    "kernels compute", qname, p->scale, OPTS(p), sum,
+		    p->dtype == MK_U8 ? "FP8" : "f16", kb, sum * c * kb);
+	return 0;
 }
 
 /*

@@ -291,6 +291,15 @@ int	mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k,
 	    int threads, float *lse, float *out, struct mk_err *e);
 
 /*
+ * Whether the kernels' f32 arithmetic holds p's scores: q times the scale
+ * (and the factor the kernels read K by) stays finite, and on an f16 or
+ * FP8 cache no score can pass f32's largest value.  Returns 0, or -1 with e
+ * filled (a scale too large for q, read from qname).
+ */
+int	mk_mdec_scores_fit(const struct mk_mdec *p, const char *qname,
+	    struct mk_err *e);
+
+/*
  * The same computed in double, position by position, two passes (maximum,
  * then sums): the reference the tests compare every kernel with.
  */

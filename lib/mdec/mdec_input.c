@@ -234,14 +234,14 @@ mk_mdec_load(struct mk_mdec_io *io, const char *file,
 		    "(%s)", in->v_dim, io->p.D, io->name[1]);
 	if (in->v_dim > 0)
 		io->p.dv = in->v_dim;
-	if (in->fp8 == MK_FP8_NONE)
-		return 0;
-	/* real K = bytes x k_scale: the scores scale by it, out by v's;
-	 * with --v-dim V is K's own bytes, so out takes K's scale */
-	io->p.scale *= in->kscale > 0 ? in->kscale : 1;
-	io->vscale = in->v_dim > 0 ? (in->kscale > 0 ? in->kscale : 1) :
-	    in->vscale > 0 ? in->vscale : 1;
-	return 0;
+	if (in->fp8 != MK_FP8_NONE) {
+		/* real K = bytes x k_scale: the scores scale by it, out by
+		 * v's; with --v-dim V is K's own bytes, so out takes K's */
+		io->p.scale *= in->kscale > 0 ? in->kscale : 1;
+		io->vscale = in->v_dim > 0 ? (in->kscale > 0 ? in->kscale :
+		    1) : in->vscale > 0 ? in->vscale : 1;
+	}
+	return mk_mdec_scores_fit(&io->p, io->name[0], e);
 }
 
 int

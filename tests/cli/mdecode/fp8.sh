@@ -32,5 +32,11 @@ fails 1 mdecode --dtype fp8_e4m3 -q k4.npy -k k4.npy -v k4.npy
 fails 2 mdecode --bench --dtype f16,fp8_e4m3 --k-scale 2
 fails 2 mdecode --dtype fp8_e4m3 --v-dim 8 --v-scale 2 -q q.npy -k k4.npy
 fails 2 mdecode --dtype f16,fp8_e4m3 -q q.npy -k k4.npy -v k4.npy
+# scales whose scores f32 cannot hold: q x the scale past 3.4e38, or a
+# score on K's largest values (FP8's 448, f16's 65504) past it
+fails 2 mdecode --scale 1e39 -q q.npy -k kh.npy -v vh.npy -m m.npy
+fails 2 mdecode --scale 1e35 -q q.npy -k kh.npy -v vh.npy -m m.npy
+fails 2 mdecode --dtype fp8_e4m3 --k-scale 1e36 -q q.npy -k k4.npy -v k4.npy
+echo "-- inside f32's range, lse: $(mdecode --dtype fp8_e4m3 --k-scale 1e30 -q q.npy -k k4.npy -v k4.npy -m m.npy -f csv --emit lse | awk 'NR > 1 { printf "%.3g ", $1 }')"
 rm -f q.npy m.npy k4.npy k5.npy kh.npy vh.npy want.csv e4m3.csv e5m2.csv mla.csv
 only_files
