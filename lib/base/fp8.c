@@ -30,7 +30,7 @@ mk_fp8_from_double(double x, enum mk_fp8 fmt)
 	/* mantissa bits, exponent bias, and the largest finite value */
 	const int mb = fmt == MK_FP8_E5M2 ? 2 : 3;
 	const int bias = fmt == MK_FP8_E5M2 ? 15 : 7;
-	const double big = fmt == MK_FP8_E5M2 ? 57344 : 448;
+	const double big = MK_FP8_MAX(fmt);
 	const uint8_t sign = signbit(x) ? 0x80 : 0;
 	double a = fabs(x), q;
 	int e;

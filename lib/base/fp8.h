@@ -13,6 +13,9 @@
 
 enum mk_fp8 { MK_FP8_NONE, MK_FP8_E4M3, MK_FP8_E5M2 };
 
+/* The largest finite value of format fmt (E4M3 448, E5M2 57344). */
+#define MK_FP8_MAX(fmt)	((fmt) == MK_FP8_E5M2 ? 57344.0 : 448.0)
+
 /* The value of byte b (NaN, +-inf where the format has them). */
 double	mk_fp8_value(uint8_t b, enum mk_fp8 fmt);
 

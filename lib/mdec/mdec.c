@@ -308,13 +308,15 @@ k_bound(const struct mk_mdec *p)
 {
 	if (p->dtype == MK_F16)
 		return 65504;
-	if (p->dtype != MK_U8)
-		return 0;
-	return p->fp8 == MK_FP8_E5M2 ? 57344 : 448;
+	return p->dtype == MK_U8 ? MK_FP8_MAX(p->fp8) : 0;
 }
 
-/* the options the scale comes from */
-#define OPTS(p)	((p)->dtype == MK_U8 ? "--scale x --k-scale" : "--scale")
+/* The options p's scale comes from. */
+static const char *
+scale_opts(const struct mk_mdec *p)
+{
+	return p->dtype == MK_U8 ? "--scale x --k-scale" : "--scale";
+}
 
 int
 mk_mdec_scores_fit(const struct mk_mdec *p, const char *qname,
@@ -341,12 +343,12 @@ mk_mdec_scores_fit(const struct mk_mdec *p, const char *qname,
 	if (big * c * read_factor(p) > FLT_MAX)
 		return mk_err_usage(e, "%s: the scale %g (%s) takes q's value "
 		    "%g past f32's range (3.4e38), in which the kernels "
-		    "compute", qname, p->scale, OPTS(p), big);
+		    "compute", qname, p->scale, scale_opts(p), big);
 	if (sum * c * kb > FLT_MAX)
 		return mk_err_usage(e, "%s: the scale %g (%s) lets a score of "
 		    "q (a row's magnitudes sum to %g) on %s values up to %g "
 		    "reach %.3g, past f32's range (3.4e38), in which the "
-		    "kernels compute", qname, p->scale, OPTS(p), sum,
+		    "kernels compute", qname, p->scale, scale_opts(p), sum,
 		    p->dtype == MK_U8 ? "FP8" : "f16", kb, sum * c * kb);
 	return 0;
 }
