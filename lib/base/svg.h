@@ -22,8 +22,8 @@ void	mk_svg_text(FILE *fp, double x, double y, const char *anchor,
 	    7)));
 
 /*
- * Width w, or more where a line s of text at size, from x = 16 (where the
- * tools put their titles), would pass the right edge: a title made of
+ * Width w, or more where a line s of text at size, from x = 16 or 20 (where
+ * the tools put their titles), would pass the right edge: a title made of
  * file names must not be cut off.  DejaVu Sans, the document's font,
  * averages under 0.6 of the size a character.
  */

@@ -175,7 +175,7 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 	p.x1 = ceil(log10(1 + mx)) > 1 ? ceil(log10(1 + mx)) : 1;
 	p.x0 = floor(log10(1 + mn));
 	p.x0 = p.x0 >= p.x1 ? p.x1 - 1 : p.x0;
-	mk_svg_open(fp, two ? 1180 : 620, 486, title);
+	mk_svg_open(fp, mk_svg_fit(two ? 1180 : 620, 15, title), 486, title);
 	mk_svg_text(fp, 20, 28, "start", 15, "%s", title);
 	mk_svg_text(fp, 20, 46, "start", 11, "each point a configuration "
 	    "(hover: which): blue hierarchical, orange global;");

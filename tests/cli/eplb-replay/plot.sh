@@ -19,3 +19,9 @@ eplb-replay --quiet -a deepseek -r 288 -G 32 -n 4 -g 8 --window 40 --interval 80
 head -1 s.csv
 echo "steps: $(($(wc -l < s.csv) - 1)); re-plans moving slots: $(awk -F, 'NR > 1 && $5 > 0' s.csv | wc -l)"
 sed -n '42p' s.csv | cut -d, -f1,5
+# a title of a long file name: the picture widens to it
+long=expert-load-log-of-the-deepseek-v3-serving-run-over-240-steps-kept-for-replaying-the-rebalancing-of-the-next-deployment.npy
+cp $log $long
+eplb-replay --quiet -a deepseek -r 288 -G 32 --window 40 --interval 80 --plot t.svg $long > /dev/null
+render t.svg
+rm $long
