@@ -432,15 +432,15 @@ bench(const struct opts *o)
 	struct mk_mdec_bench run = o->b;	/* with the plot's and the
 					 * progress line's hooks */
 	const struct mk_mdec_bench *b = &run;
-	const int nrows = b->nisa * b->nthreads * b->nbsz * b->nlayout *
-	    b->ndens * b->ndtype;
+	const int nrows = b->nisa * b->ndens * b->ndtype * (o->bench == 1 ?
+	    b->nthreads * b->nbsz * b->nlayout : 1);
 	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
 	struct ticker tk = { .done = 0 };
 	struct mk_out *w, *pic;
 	struct mk_err e;
 	char title[200], dts[80] = "";
 	double esz = 0;
-	int i, maxB = 1;
+	int i, unkept, maxB = 1;
 
 	for (i = 0; i < b->nbsz; i++)
 		maxB = b->bsz[i] > maxB ? b->bsz[i] : maxB;
@@ -467,10 +467,14 @@ bench(const struct opts *o)
 	    o->bench != 1);
 	run.tick = tick;
 	run.tick_ctx = &tk;
-	if ((o->bench == 1 ? mk_mdec_bench_run(&run, w->fp, &e) :
+	if ((unkept = o->bench == 1 ? mk_mdec_bench_run(&run, w->fp, &e) :
 	    mk_mdec_bench_kernel(&run, w->fp, &e)) < 0)
 		mk_fail(NULL, &e);
 	mk_progress_end(&tk.pg);
+	if (unkept > 0)
+		mk_warning("%d of %d rows kept no round (kept 0/N): other "
+		    "processes preempted every one, so their figures do not "
+		    "measure the kernels", unkept, nrows);
 	mk_out_close(w);
 	if (pic != NULL) {
 		snprintf(title, sizeof(title), "mdecode --bench: QH %d, KH %d, "

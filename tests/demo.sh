@@ -59,3 +59,7 @@ run 'mdecode --valid-length 7 testdata/mdecode-example.npy > cache.npy'
 run 'mdecode --kv-heads 2 --valid-length 7 testdata/mdecode-flat.npy | cmp - cache.npy && echo "flat and KV-cache layouts: identical"'
 echo "   the benchmark at 1/8 of a 128K context:"
 run 'mdecode --bench --bsz 1 --max-length 16384 --reps 3'
+echo "   kept n/3: the rounds no other process preempted (threads that waited for"
+echo "   a CPU over 5 % of a pass); a row's figures are the medians of those."
+echo "   0/3 (and a warning after the table) means another process held the CPUs in every"
+echo "   round: that row does not measure the kernel; run it again when quieter."

@@ -161,7 +161,7 @@ mk_common_args(struct mk_common *c, int flags)
 	c->verbose = arg_litn(flags & MK_OPT_NO_SHORT_V ? NULL : "v", "verbose",
 	    0, 3,
 	    "say on stderr which kernel path runs (-vv: each kernel)");
-	c->quiet = arg_lit0(NULL, "quiet", "no progress line on stderr");
+	c->quiet = arg_lit0(NULL, "quiet", "no progress line, notes or warnings on stderr");
 	c->help = arg_lit0("h", "help", "print this help and exit");
 	c->version = arg_lit0("V", "version", "print the version and exit");
 }
@@ -228,6 +228,39 @@ mk_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(MK_EXIT_USAGE);
+}
+
+/* --quiet: notes and warnings are not printed. */
+static int quiet;
+
+static void
+say(const char *kind, const char *fmt, va_list ap)
+{
+	if (quiet)
+		return;
+	fprintf(stderr, "%s: %s: ", mk_progname(), kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+mk_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("note", fmt, ap);
+	va_end(ap);
+}
+
+void
+mk_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("warning", fmt, ap);
+	va_end(ap);
 }
 
 int
@@ -626,6 +659,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	mk_threads_set(o->threads);
 	o->verbose = c->verbose->count;
 	o->quiet = c->quiet != NULL && c->quiet->count > 0;
+	quiet = o->quiet;
 	if (o->verbose > 0)
 		fprintf(stderr, "%s: isa %s (cpu: %s)\n", mk_progname(),
 		    mk_isa_name(mk_kern_isa()), mk_isa_name(mk_isa_best()));

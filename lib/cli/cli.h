@@ -102,6 +102,16 @@ void	mk_usage_error(const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));
 
 /*
+ * One line on stderr on a run that succeeds (SPEC 3): "tool: note: ..." (a
+ * default the user did not spell out that decides the answer) or "tool:
+ * warning: ..." (input that is probably a mistake).  --quiet silences
+ * both.
+ */
+void	mk_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void	mk_warning(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
+/*
  * Parse a decimal integer in [min, max].  Returns 0, or -1 with a message
  * naming the limit in e (usage error) for text that is not one.
  */

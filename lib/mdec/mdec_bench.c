@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/dtype.h"
 #include "base/half.h"
+#include "base/stamp.h"
 #include "simd/kern.h"
 #include "mdec/mdec.h"
 #include "mdec/mdec_bench.h"
@@ -92,30 +93,6 @@ mk_mdec_fill_mask(uint8_t *m, size_t n, double density, uint64_t seed,
 	}
 }
 
-/* Wall and process CPU time, ms. */
-struct stamp {
-	double	 wall, cpu;
-};
-
-static struct stamp
-stamp(void)
-{
-	struct timespec c;
-	struct stamp s;
-
-	s.wall = mk_seconds() * 1e3;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-	s.cpu = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
-	return s;
-}
-
-/* A pass from a to b had the CPUs it asked for (was not preempted). */
-static int
-whole(struct stamp a, struct stamp b, int threads)
-{
-	return b.cpu - a.cpu >= 0.8 * (double)threads * (b.wall - a.wall);
-}
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -172,7 +149,7 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 	double *tr = fr + rounds + 1, *rf = tr + rounds + 1;
 	volatile uint64_t sink = 0;
 	uint32_t fold;
-	struct stamp a, b, b2, c, c2, d;
+	struct mk_stamp a, b, b2, c, c2, d;
 	int r, i, n = 0, rc = -1;
 
 	if (tk == NULL) {
@@ -185,30 +162,31 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		goto done;
 	for (r = 0; r < rounds; r++) {
 		sink += chill(probe, cold, ncold, threads);
-		a = stamp();
+		a = mk_stamp_now();
 		sink += mk_read_sum(probe, p->k, kv, threads);
 		if (p->v != p->k)
 			sink += mk_read_sum(probe, p->v, kv, threads);
-		b = stamp();
+		b = mk_stamp_now();
 		sink += chill(probe, cold, ncold, threads);
-		b2 = stamp();
+		b2 = mk_stamp_now();
 		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
 			goto done;
-		c = stamp();
+		c = mk_stamp_now();
 		sink += chill(probe, cold, ncold, threads);
-		c2 = stamp();
+		c2 = mk_stamp_now();
 		/* the rows the kernel reads, read alone on its walk */
 		if (mk_mdec_read_rows(p, probe, threads, &fold, e) < 0)
 			goto done;
 		sink += fold;
-		d = stamp();
+		d = mk_stamp_now();
 		/* kept rounds first; preempted ones fill from the end */
-		i = whole(a, b, threads) && whole(b2, c, threads) &&
-		    whole(c2, d, threads) ? n++ :
+		i = mk_stamp_whole(&a, &b, threads) &&
+		    mk_stamp_whole(&b2, &c, threads) &&
+		    mk_stamp_whole(&c2, &d, threads) ? n++ :
 		    rounds - 1 - (r - n);
-		tp[i] = b.wall - a.wall;
-		tk[i] = c.wall - b2.wall;
-		tr[i] = d.wall - c2.wall;
+		tp[i] = mk_stamp_ms(&a, &b);
+		tk[i] = mk_stamp_ms(&b2, &c);
+		tr[i] = mk_stamp_ms(&c2, &d);
 		fr[i] = (bytes / tk[i]) / (both / tp[i]);
 		rf[i] = tr[i] / tk[i];
 	}
@@ -516,7 +494,6 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 	return 0;
 }
 
-/* The rows of one density: every (path, threads, batch size). */
 /* Keep a timed row for --plot. */
 static void
 keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
@@ -537,13 +514,19 @@ keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
 	r->gbps = gbps;
 	r->probe_gbps = tm->probe_gbps;
 	r->frac = tm->frac;
+	r->kept = tm->kept;
 }
 
+/*
+ * The rows of one density: every (path, threads, batch size, layout,
+ * dtype).  Returns how many kept no round, or -1.
+ */
 static int
 bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
     struct bufs *u, const uint8_t *mask, double d, FILE *fp,
     struct mk_err *e)
 {
+	int unkept = 0;
 	struct mk_mdec_timing tm;
 	struct mk_mdec p;
 	double bytes;
@@ -578,13 +561,14 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    tm.rounds, tm.rows_ms, tm.rows_frac,
 				    mk_mdec_kvt_name(p.dtype, p.fp8));
 				fflush(fp);
+				unkept += tm.kept == 0;
 				keep_row(b, b->isa[i], b->threads[t],
 				    b->bsz[j], b->layout[l], c, d,
 				    bytes / (tm.ms * 1e6), &tm);
 				if (b->tick != NULL)
 					b->tick(b->tick_ctx);
 			}
-	return 0;
+	return unkept;
 }
 
 int
@@ -593,7 +577,7 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	struct mk_kern tab[MK_NISA];
 	const uint8_t *mask;
 	struct bufs u;
-	int i, maxT = 1, rc = -1;
+	int i, n, maxT = 1, unkept = 0, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
@@ -606,10 +590,11 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
 		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||
-		    bench_rows(b, tab, &u, mask, b->dens[i], fp, e) < 0)
+		    (n = bench_rows(b, tab, &u, mask, b->dens[i], fp, e)) < 0)
 			goto out;
+		unkept += n;
 	}
-	rc = 0;
+	rc = unkept;
 out:
 	bufs_free(&u);
 	return rc;
@@ -619,8 +604,8 @@ out:
  * The kernel alone on row 0 of p (one kv head, the whole row one piece):
  * ns per unmasked position, a round each of 8 calls, and in each round
  * also 8 calls of its arithmetic alone (mdec_arith, over every position):
- * ns per position.  Returns how many rounds were not preempted (their
- * times in ns[] and fl[]), or -1.
+ * ns per position.  Every round's times go to ns[] and fl[], the rounds
+ * not preempted first.  Returns how many those are, or -1.
  */
 static int
 kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
@@ -629,7 +614,7 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 	mk_mdec_kernel_fn *fn = mk_mdec_kernel(k, p->dtype);
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	struct mk_mdec_task t;
-	struct stamp a, c, z;
+	struct mk_stamp a, c, z;
 	float *f = NULL, m[MK_MDEC_BENCH_LIST * 8], l[MK_MDEC_BENCH_LIST * 8];
 	int64_t live = 0, i;
 	int r, n = 0, rep, g, d;
@@ -665,17 +650,18 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
 	fn(&t, 1);
 	k->mdec_arith(&t, p->dtype);
 	for (r = 0; r < rounds; r++) {
-		a = stamp();
+		a = mk_stamp_now();
 		for (rep = 0; rep < 8; rep++)
 			fn(&t, 1);
-		c = stamp();
+		c = mk_stamp_now();
 		for (rep = 0; rep < 8; rep++)
 			k->mdec_arith(&t, p->dtype);
-		z = stamp();
-		if (!whole(a, c, 1) || !whole(c, z, 1))
-			continue;
-		ns[n] = (c.wall - a.wall) * 1e6 / 8 / (double)live;
-		fl[n++] = (z.wall - c.wall) * 1e6 / 8 / (double)p->V;
+		z = mk_stamp_now();
+		/* kept rounds first; preempted ones fill from the end */
+		i = mk_stamp_whole(&a, &c, 1) && mk_stamp_whole(&c, &z, 1) ?
+		    n++ : rounds - 1 - (r - n);
+		ns[i] = mk_stamp_ms(&a, &c) * 1e6 / 8 / (double)live;
+		fl[i] = mk_stamp_ms(&c, &z) * 1e6 / 8 / (double)p->V;
 	}
 	free(f);
 	return n;
@@ -692,7 +678,8 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	struct mk_mdec p;
 	struct bufs u;
 	double ns[256], fl[256], of[256], best;
-	int i, j, n, r, t, tries, rc = -1;
+	const int nr = b->reps < 256 ? b->reps : 256;
+	int i, j, m, n, r, t, tries, unkept = 0, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
 		mk_kern_build((enum mk_isa)i, &tab[i]);
@@ -713,7 +700,8 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	c.layout[0] = MK_MDEC_BHMD;
 	if (bufs_make(&c, &u, e) < 0)
 		goto out;
-	fprintf(fp, "isa,G,D,density,ns,ns_min,floor_ns,of_floor,dtype\n");
+	fprintf(fp, "isa,G,D,density,ns,ns_min,floor_ns,of_floor,kept,"
+	    "dtype\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(&c, &u, b->dens[i], 1);
 		if (bench_check(&c, tab, &u, mask, 1, e) < 0)
@@ -722,28 +710,26 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 		for (t = 0; t < b->ndtype; t++) {
 			p = bench_problem(&c, 1, MK_MDEC_BHMD, t, &u, mask);
 			/* a busy machine may preempt every round of a set:
-			 * a few more sets before giving up */
+			 * a few more sets; then the row says kept 0 and its
+			 * figures are of every round, as --bench's do */
 			for (n = 0, tries = 0; n == 0 && tries < 4; tries++)
 				if ((n = kernel_rounds(&p, &tab[b->isa[j]],
-				    b->reps < 256 ? b->reps : 256, ns, fl, e)) < 0)
+				    nr, ns, fl, e)) < 0)
 					goto out;
-			if (n == 0) {
-				mk_err_data(e, "--bench-kernel: every round "
-				    "was preempted");
-				goto out;
-			}
-			for (r = 0; r < n; r++)	/* each round's own ratio */
+			unkept += n == 0;
+			m = n ? n : nr;
+			for (r = 0; r < m; r++)	/* each round's own ratio */
 				of[r] = ns[r] / fl[r];
-			best = quantile(ns, n, 0);
-			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f,%.2f,%.3f,%s\n",
+			best = quantile(ns, m, 0);
+			fprintf(fp, "%s,%d,%d,%g,%.2f,%.2f,%.2f,%.3f,%d/%d,%s\n",
 			    mk_isa_name((enum mk_isa)b->isa[j]), c.QH, b->D,
-			    b->dens[i], quantile(ns, n, 0.5), best,
-			    quantile(fl, n, 0.5), quantile(of, n, 0.5),
+			    b->dens[i], quantile(ns, m, 0.5), best,
+			    quantile(fl, m, 0.5), quantile(of, m, 0.5), n, nr,
 			    mk_mdec_kvt_name(p.dtype, p.fp8));
 			fflush(fp);
 		}
 	}
-	rc = 0;
+	rc = unkept;
 out:
 	bufs_free(&u);
 	return rc;

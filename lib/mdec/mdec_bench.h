@@ -43,12 +43,12 @@ struct mk_mdec_timing {
  * warm-up, `rounds` rounds, each a read of the same K and V bytes with the
  * probe table's read_sum, a run of the kernel, and the rows probe
  * (mk_mdec_read_rows: the rows the kernel reads, on its walk), so that
- * all see the same state of a shared machine; a round where a pass got
- * less than 80 % of threads x its wall time of CPU was preempted and is
- * dropped.  bytes: what a dense pass reads (for GB/s).  cold (not NULL):
- * ncold bytes read, untimed, before each pass, so that every pass reads K
- * and V from memory rather than from the last-level cache the pass
- * before filled.  Returns 0, or -1 with e filled.
+ * all see the same state of a shared machine; a round where a pass was
+ * preempted (base/stamp.h) is dropped, and where every round was, the
+ * figures are of them all and tm->kept is 0.  bytes: what a dense pass
+ * reads (for GB/s).  cold (not NULL): ncold bytes read, untimed, before
+ * each pass, so that every pass reads K and V from memory rather than
+ * from the last-level cache the pass before filled.  Returns 0, or -1 with e filled.
  */
 int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 	    const struct mk_kern *probe, int threads, int rounds, double bytes,
@@ -72,6 +72,8 @@ struct mk_mdec_bench_row {
 	int	 isa, threads, bsz, layout;
 	const char *dtype;	/* of K and V, as the CSV names it */
 	double	 density, gbps, probe_gbps, frac;
+	int	 kept;		/* rounds not preempted (0: its figures are
+				 * of preempted rounds) */
 };
 
 /* Where the rows are kept: at most max of them. */
@@ -122,8 +124,10 @@ void	mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
  * size, layout, density) and write the CSV table
  *   isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,frac_q1,
  *   frac_q3,kept,rows_ms,rows_frac,dtype
- * (the K/V dtypes of the list timed side by side, one row each)
- * to fp, a row at a time.  Returns 0, or -1 with e filled.
+ * (the K/V dtypes of the list timed side by side, one row each; kept is
+ * "n/rounds": how many rounds no other process preempted) to fp, a row at
+ * a time.  Returns how many rows kept no round (their figures are the
+ * medians of every round), or -1 with e filled.
  */
 int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
 	    struct mk_err *e);
@@ -131,10 +135,12 @@ int	mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp,
 /*
  * --bench-kernel: each path on one (batch, kv head) row small enough to
  * stay in the core's L2 (K and V 256 KiB each), one thread, every density:
- * the CSV table isa,G,D,density,ns,ns_min,floor_ns,of_floor,dtype (nanoseconds
- * per unmasked position and kv head: median and best of the rounds; the
- * path's arithmetic alone per position, timed in the same rounds; the
- * median of each round's kernel time over its arithmetic's).
+ * the CSV table isa,G,D,density,ns,ns_min,floor_ns,of_floor,kept,dtype
+ * (nanoseconds per unmasked position and kv head: median and best of the
+ * rounds; the path's arithmetic alone per position, timed in the same
+ * rounds; the median of each round's kernel time over its arithmetic's;
+ * the rounds kept, as --bench's).  Returns how many rows kept no round,
+ * or -1 with e filled.
  */
 int	mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	    struct mk_err *e);

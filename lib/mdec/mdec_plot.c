@@ -38,6 +38,7 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 {
 	const struct mk_mdec_bench_row *r = rows->row;
 	int group[4096], ng = 0, i, j, k, nisa[MK_NISA] = { 0 }, per = 0, W, H;
+	int unkept = 0;
 	double top = 0, x0 = 70, y0 = 80, ph = 320, bw, gw, x, y, h;
 	char lbl[96];
 
@@ -85,15 +86,24 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 			if (!nisa[k])
 				continue;
 			if (i < rows->n) {
+				/* a row no round of which was kept: its bar
+				 * pale, framed, said on hover */
 				h = ph * r[i].gbps / top;
 				mk_svg_rect(fp, x + slot * bw, y0 + ph - h,
-				    bw - 2, h, isa_colour[k], "%s, %d threads, "
-				    "bsz %d, %s, density %g: %.2f GB/s, probe "
-				    "%.2f GB/s (%.2f of it)", mk_isa_name(
+				    bw - 2, h, r[i].kept ? isa_colour[k] :
+				    "#ffffff", "%s, %d threads, bsz %d, %s, "
+				    "density %g: %.2f GB/s, probe %.2f GB/s "
+				    "(%.2f of it)%s", mk_isa_name(
 				    (enum mk_isa)k), r[i].threads, r[i].bsz,
 				    mk_mdec_layout_name(r[i].layout),
 				    r[i].density, r[i].gbps, r[i].probe_gbps,
-				    r[i].frac);
+				    r[i].frac, r[i].kept ? "" : "; every "
+				    "round preempted");
+				if (!r[i].kept)
+					mk_svg_frame(fp, x + slot * bw,
+					    y0 + ph - h, bw - 2, h,
+					    isa_colour[k], 1.5);
+				unkept += !r[i].kept;
 				h = ph * r[i].probe_gbps / top;
 				mk_svg_line(fp, x + slot * bw - 1, y0 + ph - h,
 				    x + slot * bw + bw - 1, y0 + ph - h, "#000",
@@ -125,5 +135,9 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 	    y0 + ph + 73, "#000", 2);
 	mk_svg_text(fp, x0 + i * 110 + 18, y0 + ph + 77, "start", 11,
 	    "read probe");
+	if (unkept)
+		mk_svg_text(fp, x0, y0 + ph + 96, "start", 11, "open bars: "
+		    "rows whose every round another process preempted (kept "
+		    "0): not a measure of the kernel");
 	mk_svg_close(fp);
 }

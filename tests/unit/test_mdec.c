@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/half.h"
+#include "base/stamp.h"
 #include "mdec/mdec.h"
 #include "util.h"
 
@@ -869,6 +870,37 @@ test_input_policy(void)
 		mk_tensor_free(&t[i]);
 }
 
+/*
+ * The bench's judge of a preempted pass: a run-queue wait (other work held
+ * the CPUs) drops a round; threads idle at the end (MLA's few rows on 16
+ * threads) do not.  Only the CPU-time fallback counts idling against it.
+ */
+static void
+test_stamp_judge(void)
+{
+	struct mk_stamp a, b;
+
+	/* 16 threads, 10 ms: 8 ms of waiting is 5 % of 160 thread-ms */
+	CU_ASSERT_TRUE(mk_stamp_judge(0, 16, 10, 16));
+	CU_ASSERT_TRUE(mk_stamp_judge(8000000, 16, 10, 16));
+	CU_ASSERT_FALSE(mk_stamp_judge(8000001, 160, 10, 16));
+	/* one thread, 1 ms: 50 us of waiting is the limit */
+	CU_ASSERT_TRUE(mk_stamp_judge(50000, 1, 1, 1));
+	CU_ASSERT_FALSE(mk_stamp_judge(50001, 1, 1, 1));
+	/* no schedstat: the CPU-time rule, 80 % of threads x wall */
+	CU_ASSERT_TRUE(mk_stamp_judge(-1, 128, 10, 16));
+	CU_ASSERT_FALSE(mk_stamp_judge(-1, 127.9, 10, 16));
+	/* the clocks move forward, and the wait is read where Linux has it */
+	a = mk_stamp_now();
+	b = mk_stamp_now();
+	CU_ASSERT_TRUE(a.wall_out <= a.wall_in);
+	CU_ASSERT_TRUE(a.wall_in <= b.wall_out);
+	CU_ASSERT_TRUE(mk_stamp_ms(&a, &b) >= 0);
+	if (access("/proc/self/task", R_OK) == 0 &&
+	    access("/proc/self/schedstat", R_OK) == 0)
+		CU_ASSERT_TRUE(a.wait_ns >= 0 && b.wait_ns >= a.wait_ns);
+}
+
 void
 suite_mdec(void)
 {
@@ -881,6 +913,8 @@ suite_mdec(void)
 	CU_add_test(s, "an FP8 NaN in K or V gives NaN", test_fp8_nan);
 	CU_add_test(s, "MLA's narrower V (dv)", test_dv);
 	CU_add_test(s, "read probe", test_read_sum);
+	CU_add_test(s, "the bench's judge of a preempted round",
+	    test_stamp_judge);
 	CU_add_test(s, "input policy: one stream or a file each",
 	    test_input_policy);
 	CU_add_test(s, "a cache from a file: only the pages read mapped in",
