@@ -104,29 +104,13 @@ ilist(void *a, int64_t min, int def, int *v, const char *what)
 
 /* --max-moves / --min-gain / --expert-bytes: numbers or "none" (-1). */
 static int
-nlist(void *a, const char *what, int kind, double *v)
+nlist(void *a, const char *what, enum mk_num kind, double *v)
 {
-	char buf[1024], *save = NULL, *t;
-	int m = 0;
-
 	if (((struct arg_str *)a)->count == 0) {
-		v[0] = kind == 2 ? 0 : -1;
+		v[0] = kind == MK_NUM_BYTES ? 0 : -1;
 		return 1;
 	}
-	snprintf(buf, sizeof(buf), "%s", mk_arg_str(a));
-	for (t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",",
-	    &save)) {
-		if (m == NL)
-			mk_usage_error("%s: more than %d values", what, NL);
-		v[m] = kind != 2 && strcmp(t, "none") == 0 ? -1 : kind == 2 ?
-		    mk_opt_bytes(t, what) : kind == 0 ? (double)mk_opt_int(t,
-		    0, INT64_MAX / 2, what) : mk_opt_double(t, what);
-		if (kind == 1 && v[m] != -1 && !(v[m] >= 0 && v[m] < 1))
-			mk_usage_error("%s %s: a fraction of the objective, in "
-			    "[0, 1), or none", what, t);
-		m++;
-	}
-	return m;
+	return mk_opt_num_list(mk_arg_str(a), kind, v, NL, what);
 }
 
 static void
@@ -165,11 +149,12 @@ parse_args(int argc, char **argv, struct opts *o)
 	    mk_arg_str(a[O_ALGO]), algos, 3, o->algo, "--algo") : 1;
 	if (((struct arg_str *)a[O_ALGO])->count == 0)
 		o->algo[0] = MK_EPLB_BEST;
-	o->nmov = nlist(a[O_MOVES], "--max-moves", 0, v);
+	o->nmov = nlist(a[O_MOVES], "--max-moves", MK_NUM_COUNT, v);
 	for (i = 0; i < o->nmov; i++)
 		o->mov[i] = (int64_t)v[i];
-	o->ngain = nlist(a[O_GAIN], "--min-gain", 1, o->gain);
-	o->nbytes = nlist(a[O_BYTES], "--expert-bytes", 2, o->bytes);
+	o->ngain = nlist(a[O_GAIN], "--min-gain", MK_NUM_FRACTION, o->gain);
+	o->nbytes = nlist(a[O_BYTES], "--expert-bytes", MK_NUM_BYTES,
+	    o->bytes);
 	o->skip = ((struct arg_lit *)a[O_SKIP])->count > 0;
 	o->E = (int)mk_arg_int(a[O_E], 1, 1 << 20, 0, "--experts");
 	o->tps = (int)mk_arg_int(a[O_TPS], 1, 1 << 30, 1, "--tokens-per-step");

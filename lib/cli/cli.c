@@ -326,8 +326,13 @@ mk_opt_bytes(const char *s, const char *what)
 	if (n > 0 && end[n - 1] == 'B')	/* "44MB", "44MiB": the B is optional */
 		n--;
 	for (i = 0; end != s && isfinite(v) && v >= 0 && i < 9; i++)
-		if (strlen(sfx[i]) == n && strncmp(end, sfx[i], n) == 0)
+		if (strlen(sfx[i]) == n && strncmp(end, sfx[i], n) == 0) {
+			/* exact as an integer in a double, and no inf */
+			if (!(v * mul[i] <= 0x1p53))
+				mk_usage_error("%s: '%s' is more than 2^53 "
+				    "bytes", what, s);
 			return v * mul[i];
+		}
 	mk_usage_error("%s: '%s' is not a size in bytes (a number, optionally "
 	    "with k, M, G, T or Ki, Mi, Gi, Ti)", what, s);
 	return 0;
@@ -363,29 +368,58 @@ mk_opt_choice(const char *v, const char *const *names, int n,
 
 /*
  * Cut the comma-separated list s into at most max_n items, in buf (of
- * LIST_MAX bytes); exits with status 2 if it is too long, has too many
- * items or none.  Returns how many.
+ * LIST_MAX bytes); exits with status 2 if it is too long (never cut),
+ * has too many items, none, or an empty one ("1,,2": a value lost in an
+ * edit).  Returns how many.
  */
-#define LIST_MAX	512
+#define LIST_MAX	4096
 
 static int
 split_list(const char *s, const char *what, char *buf, char **item,
     int max_n)
 {
-	char *tok, *save;
+	char *p;
 	int n = 0;
 
 	if (strlen(s) >= LIST_MAX)
-		mk_usage_error("%s: list too long", what);
+		mk_usage_error("%s: a list of %zu bytes; at most %d", what,
+		    strlen(s), LIST_MAX - 1);
 	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
+	for (p = buf;; p++) {
 		if (n == max_n)
 			mk_usage_error("%s: at most %d values", what, max_n);
-		item[n++] = tok;
+		item[n++] = p;
+		p += strcspn(p, ",");
+		if (p == item[n - 1])
+			mk_usage_error("%s: '%s' has an empty value", what, s);
+		if (*p == '\0')
+			break;
+		*p = '\0';
 	}
-	if (n == 0)
-		mk_usage_error("%s: '%s' is an empty list", what, s);
+	return n;
+}
+
+int
+mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
+    const char *what)
+{
+	char buf[LIST_MAX], *item[LIST_MAX / 2];
+	int i, n = split_list(s, what, buf, item, max_n < LIST_MAX / 2 ?
+	    max_n : LIST_MAX / 2);
+
+	for (i = 0; i < n; i++) {
+		if (kind != MK_NUM_BYTES && strcmp(item[i], "none") == 0)
+			v[i] = -1;
+		else if (kind == MK_NUM_COUNT)
+			v[i] = (double)mk_opt_int(item[i], 0, INT64_C(1) << 53,
+			    what);
+		else if (kind == MK_NUM_BYTES)
+			v[i] = mk_opt_bytes(item[i], what);
+		else if (!((v[i] = mk_opt_double(item[i], what)) >= 0 &&
+		    v[i] < 1))
+			mk_usage_error("%s %s: a fraction of the objective, in "
+			    "[0, 1), or none", what, item[i]);
+	}
 	return n;
 }
 

@@ -133,6 +133,16 @@ int	mk_opt_double_list(const char *s, double min, double max, double *v,
 	    int max_n, const char *what);
 
 /*
+ * A comma-separated list of counts (integers in [0, 2^53]) or "none",
+ * fractions in [0, 1) or "none" (none is -1), or sizes in bytes
+ * (mk_opt_bytes) into v[0..max_n).  Returns how many (at least one);
+ * exits with status 2 naming what on anything else.
+ */
+enum mk_num { MK_NUM_COUNT, MK_NUM_FRACTION, MK_NUM_BYTES };
+int	mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
+	    const char *what);
+
+/*
  * A comma-separated list of integers in [min, max] into v[0..max_n).
  * Returns how many (at least one); exits with status 2 naming what on
  * anything else.

@@ -17,6 +17,19 @@ fails 2 eplb-replay -r 288 -G 32 --window 40,50 --steps s.csv $log
 fails 2 eplb-replay -r 288 -G 32 --window 40 -E 256 $log
 fails 2 eplb-replay -r 16 -G 4 --window 4 mixtral.jsonl
 fails 1 eplb-replay -r 16 -G 4 --window 4 -E 4 mixtral.jsonl
+# lists with no value (these crashed), an empty value, a list longer
+# than any buffer (it was cut silently), a size past 2^53 bytes (inf)
+fails 2 eplb-replay -r 288 -G 32 --window 40 --max-moves , $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --max-moves ,,, $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --min-gain , $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --expert-bytes , $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --max-moves 1000,,0 $log
+long=$(awk 'BEGIN { for (i = 0; i < 30; i++) printf "%s%040d", i ? "," : "", 1000 + i }')
+eplb-replay -r 288 -G 32 --window 40 -a deepseek --max-moves "$long" $log |
+    awk -F, 'NR > 1 && $10 != 998 + NR { print "row " NR ": max_moves " $10 }'
+long=$(awk 'BEGIN { for (i = 0; i < 4096; i++) printf "0"; print "1000" }')
+fails 2 eplb-replay -r 288 -G 32 --window 40 --max-moves "$long" $log
+fails 2 eplb-replay -r 288 -G 32 --window 40 --expert-bytes 1e300T $log
 fails 1 eplb-replay -r 288 -G 32 --window 40 dump.json
 fails 1 eplb-replay -r 288 -G 32 --window 40 missing.npy
 printf '1,2\n3,4\n' > flat.csv
