@@ -17,6 +17,7 @@
 #include "a2a/a2a_plot.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_report.h"
+#include "a2a/a2a_scan.h"
 #include "cli/progress.h"
 #include "cli/stack.h"
 #include "eplb/eplb_plan.h"
@@ -236,6 +237,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	static const char *const inputs[] = { "--phy2log", "FILE" };
 	struct mk_common c;
 	struct args a;
+	char desc[64];
 
 	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
 	    MK_OPT_THREADS);
@@ -248,6 +250,9 @@ parse_args(int argc, char **argv, struct opts *o)
 	    c.verbose, c.quiet, c.help, c.version, a.file, arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
+	if (o->c.verbose > 1)
+		fprintf(stderr, "%s: kernels %s\n", mk_progname(),
+		    mk_a2a_kern_describe(desc, sizeof(desc)));
 	o->phy2log = mk_arg_file(a.plan);
 	o->plot = mk_arg_file(a.plot);
 	fields_arg(&a, o);

@@ -295,7 +295,9 @@ static void
 parse_args(int argc, char **argv, struct opts *o)
 {
 	struct mk_common c;
+	struct mk_err e;
 	struct args a;
+	char desc[256];
 
 	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
 	    MK_OPT_NO_SHORT_V);
@@ -310,6 +312,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	    arg_end(20) };
 
 	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
+	if (o->c.verbose > 1)
+		fprintf(stderr, "%s: kernels %s\n", mk_progname(),
+		    mk_mdec_kern_describe(desc, sizeof(desc)));
+	if (mk_mdec_paged_l2(&e) < 0)
+		mk_usage_error("%s", e.msg);
 	o->file = mk_arg_file(a.file);
 	o->path[0] = mk_arg_file(a.q);
 	o->path[1] = mk_arg_file(a.k);
@@ -338,6 +345,7 @@ say(const struct mk_mdec_io *io, int threads,
 {
 	const struct mk_mdec *p = &io->p;
 	const int mla = mk_mdec_dv(p) < p->D;
+	struct mk_err e;
 	/* bytes of the cache read: one tensor for MLA (v is k's rows) */
 	double bytes = (double)p->B * p->KH * (double)p->V * ((mla ? 1.0 :
 	    2.0) * (double)p->D * (double)mk_dtype_size((enum mk_dtype)
@@ -354,7 +362,7 @@ say(const struct mk_mdec_io *io, int threads,
 	    p->KH, p->D, (long long)p->V, extra,
 	    mk_mdec_kvt_name(p->dtype, p->fp8),
 	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat",
-	    p->layout != MK_MDEC_PAGED ? "" : mk_kern()->paged_l2 ?
+	    p->layout != MK_MDEC_PAGED ? "" : mk_mdec_paged_l2(&e) > 0 ?
 	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
 	    " (next pages left to the CPU: MOEKIT_PAGED_L2=0)",
 	    p->mask ? "masked" : "no mask", read_ms);

@@ -3,13 +3,14 @@
  * shares.  The library is in layer folders (README, "Layout"), each of
  * which includes only those below it:
  *   base/    errors, dtypes, f16/bf16 scalars, the thread rule
- *   simd/    the CPU probe and the kernel table
+ *   simd/    the CPU probe, the kernel level, the table every tool uses
  *   tensor/  tensors, byte sources, NPY, CSV, streams, slabs
  *   cli/     options and outputs: the only part of lib/ that prints or
  *            exits
- * and one wing per tool, which a command includes itself: eplb/ (load
- * logs, planners, plans, statistics), a2a/ (traces, layouts, sizes, the
- * pass over a trace), mdec/ (decode attention, its inputs, the bench).
+ * and, which a command includes itself, moe/ (routing records, plan
+ * files, load logs) under one wing per tool: eplb/ (planners, replay,
+ * statistics), a2a/ (traces, layouts, sizes, the pass over a trace),
+ * mdec/ (decode attention, its kernels, inputs, the bench).
  */
 #ifndef MOEKIT_H
 #define MOEKIT_H

@@ -310,7 +310,7 @@ count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	sc.chan = g->chan_prefix + (size_t)src * R * C + pc->ch0;
 	sc.nchan = inter ? g->rdma_chan_prefix + (size_t)src * RR * C +
 	    pc->ch0 : NULL;
-	bad = mk_kern()->a2a_scan(&sc);
+	bad = mk_a2a_kern()->a2a_scan(&sc);
 	return bad < 0 ? -1 : pc->t0 + bad;
 }
 

@@ -3,7 +3,7 @@
  * a piece of one (whole channels: nch columns of the channel counts).
  *
  * It is the only loop that reads every routing id, so it is a kernel
- * (kern.h member a2a_scan) with a generic version, which handles every
+ * (a2a's table below) with a generic version, which handles every
  * shape, and an AVX-512 one for the common shapes (R <= 64, K <= 8),
  * which hands the others to the generic one.  Both fill the same arrays
  * with the same values; tests/unit/test_a2a_scan.c compares them.
@@ -16,6 +16,31 @@
 #define MK_A2A_SCAN_H
 
 #include <stdint.h>
+
+#include "simd/kern.h"
+
+struct mk_a2a_scan;
+
+/*
+ * a2a's kernel table (simd/kern.h, MK_KERN_TABLE), one line per member.
+ * Rows in a2a_scan_generic.c and a2a_scan_avx512.c (AVX2 has none of its
+ * own); tests/unit/test_a2a_scan.c runs every row against generic.
+ */
+#define MK_A2A_KERNELS(X)						\
+	X(a2a_scan, int64_t, (const struct mk_a2a_scan *s))
+
+struct mk_a2a_kern {
+	const char	*name;
+	MK_A2A_KERNELS(MK_KERN_MEMBER)
+};
+
+extern const struct mk_a2a_kern mk_a2a_kern_generic;
+extern const struct mk_a2a_kern mk_a2a_kern_avx512;
+
+const struct mk_a2a_kern *mk_a2a_kern_build(enum mk_isa isa,
+	    struct mk_a2a_kern *out);
+const struct mk_a2a_kern *mk_a2a_kern(void);
+char	*mk_a2a_kern_describe(char *buf, size_t size);
 
 struct mk_a2a_scan {
 	const void	*ids;		/* T rows of K ids, row-major */

@@ -453,3 +453,8 @@ mk_a2a_scan_avx512(const struct mk_a2a_scan *s)
 		sum_copies(s->hist, copies, n);
 	return bad;
 }
+
+const struct mk_a2a_kern mk_a2a_kern_avx512 = {
+	.name = "avx512",
+	.a2a_scan = mk_a2a_scan_avx512,
+};

@@ -148,3 +148,17 @@ mk_a2a_scan_generic(const struct mk_a2a_scan *s)
 	}
 	return -1;
 }
+
+/* The table: its rows and their selection at the chosen level. */
+const struct mk_a2a_kern mk_a2a_kern_generic = {
+	.name = "generic",
+	.a2a_scan = mk_a2a_scan_generic,
+};
+
+static const struct mk_a2a_kern mk_a2a_kern_none = { .name = "avx2" };
+
+static const struct mk_a2a_kern *const mk_a2a_kern_rows[MK_NISA] = {
+	&mk_a2a_kern_generic, &mk_a2a_kern_none, &mk_a2a_kern_avx512
+};
+
+MK_KERN_TABLE(mk_a2a_kern, struct mk_a2a_kern, MK_A2A_KERNELS)

@@ -170,7 +170,7 @@ read_factor(const struct mk_mdec *p)
 }
 
 mk_mdec_kernel_fn *
-mk_mdec_kernel(const struct mk_kern *k, int dtype)
+mk_mdec_kernel(const struct mk_mdec_kern *k, int dtype)
 {
 	switch (dtype) {
 	case MK_F16:	return k->mdec_f16;
@@ -520,7 +520,7 @@ fold_pieces(const float *st, struct layout y, int npieces)
  * *fold set).
  */
 static int
-run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
+run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
     uint32_t *fold, float *lse, float *out, struct mk_err *e)
 {
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
@@ -533,11 +533,13 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
-	int rc = -1;
+	int rc = -1, l2;
 	int64_t h;
 
 	if (k == NULL)
-		k = mk_kern();
+		k = mk_mdec_kern();
+	if ((l2 = mk_mdec_paged_l2(e)) < 0)
+		return -1;
 	if (make_plan(p, run_chunks(p, T), &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
 	    /* not zeroed: each piece's walk writes its state whole (one
@@ -555,7 +557,7 @@ run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 		goto done;
 	x = (struct runctx){ .p = p, .pl = &pl, .qs = qs, .st = st, .y = y,
 	    .wn = wn, .ld = ld, .G = G, .rd = fold != NULL,
-	    .l2 = k->paged_l2, .fn = mk_mdec_kernel(k, p->dtype) };
+	    .l2 = l2, .fn = mk_mdec_kernel(k, p->dtype) };
 	run_pieces(&x, work, T);
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);
@@ -770,8 +772,8 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
  * token (add_tail).
  */
 static int
-run_tokens(const struct mk_mdec *p, const struct mk_kern *k, int threads,
-    float *lse, float *out, struct mk_err *e)
+run_tokens(const struct mk_mdec *p, const struct mk_mdec_kern *k,
+    int threads, float *lse, float *out, struct mk_err *e)
 {
 	struct mk_mdec all = *p;
 	int64_t *lens, rows = (int64_t)p->B * p->QH, r;
@@ -801,8 +803,8 @@ run_tokens(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 }
 
 int
-mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
-    float *lse, float *out, struct mk_err *e)
+mk_mdec_run(const struct mk_mdec *p, const struct mk_mdec_kern *k,
+    int threads, float *lse, float *out, struct mk_err *e)
 {
 	if (p->Q > 1)
 		return run_tokens(p, k, threads, lse, out, e);
@@ -810,7 +812,7 @@ mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k, int threads,
 }
 
 int
-mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
+mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_mdec_kern *k,
     int threads, uint32_t *fold, struct mk_err *e)
 {
 	return run(p, k, threads, fold, NULL, NULL, e);

@@ -29,9 +29,51 @@
 
 #include "base/errmsg.h"
 #include "base/fp8.h"
+#include "simd/kern.h"
 #include "tensor/tensor.h"
 
-struct mk_kern;
+struct mk_mdec_task;
+
+/*
+ * mdec's kernel table (simd/kern.h, MK_KERN_TABLE): one line per member,
+ * X(member, return type, parameters).  Rows: mdec_generic.c,
+ * mdec_avx2.c, mdec_avx512.c; a case in tests/unit/test_mdec.c runs
+ * every row against generic and float64.
+ */
+#define MK_MDEC_KERNELS(X)						\
+	/* decode attention over n pieces of one stretch, by K/V dtype */ \
+	X(mdec_f16, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_bf16, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
+	X(mdec_fp8, void, (const struct mk_mdec_task *t, int n))	\
+	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
+	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))
+
+struct mk_mdec_kern {
+	const char	*name;
+	MK_MDEC_KERNELS(MK_KERN_MEMBER)
+};
+
+extern const struct mk_mdec_kern mk_mdec_kern_generic;
+extern const struct mk_mdec_kern mk_mdec_kern_avx2;
+extern const struct mk_mdec_kern mk_mdec_kern_avx512;
+
+/* The table at level isa into out (returned); at the selected level; its
+ * members' origins for -vv (see MK_KERN_TABLE). */
+const struct mk_mdec_kern *mk_mdec_kern_build(enum mk_isa isa,
+	    struct mk_mdec_kern *out);
+const struct mk_mdec_kern *mk_mdec_kern(void);
+char	*mk_mdec_kern_describe(char *buf, size_t size);
+
+/*
+ * Paged caches: whether a block's walk brings the next block's pages into
+ * L2 in address order (1) or leaves them to the hardware prefetchers (0).
+ * On by default on AMD CPUs, whose prefetchers do not follow a paged
+ * cache's order, off elsewhere; MOEKIT_PAGED_L2=0|1 sets it.  A hint:
+ * results do not depend on it.  Returns 0 or 1, or -1 with a usage error
+ * in e for another value of the variable.
+ */
+int	mk_mdec_paged_l2(struct mk_err *e);
 
 /*
  * Unmasked positions per softmax block: each block pays a fixed cost
@@ -88,7 +130,7 @@ struct mk_mdec_task {
 					 * 32-bit words that of acc[0..16)'s,
 					 * no attention */
 	int		 l2;		/* paged: the next block's pages into
-					 * L2 too (the table's paged_l2) */
+					 * L2 too (mk_mdec_paged_l2) */
 	int		 fp8;		/* FP8 rows (mdec_fp8): enum mk_fp8 */
 	int		 dv;		/* columns of acc wanted, 0: D (MLA's
 					 * V is the first dv of K's rows); the
@@ -287,7 +329,7 @@ void	mk_mdec_team(int threads);
  * lse [B][QH][Q] and out [B][QH][Q][D] (f32).  Returns 0, or -1 with e filled if
  * memory ran out.
  */
-int	mk_mdec_run(const struct mk_mdec *p, const struct mk_kern *k,
+int	mk_mdec_run(const struct mk_mdec *p, const struct mk_mdec_kern *k,
 	    int threads, float *lse, float *out, struct mk_err *e);
 
 /*
@@ -326,7 +368,8 @@ uint64_t mk_read_sum(const struct mk_kern *k, const void *p, size_t n,
  * same on every path; a test's check that the walk read those rows).
  * Returns 0, or -1 with e filled (out of memory).
  */
-int	mk_mdec_read_rows(const struct mk_mdec *p, const struct mk_kern *k,
+int	mk_mdec_read_rows(const struct mk_mdec *p,
+	    const struct mk_mdec_kern *k,
 	    int threads, uint32_t *fold, struct mk_err *e);
 
 /*
@@ -338,7 +381,7 @@ void	mk_slice(size_t n, size_t align, int t, int T, size_t *lo, size_t *hi);
 
 /* The kernel of table k for K/V of dtype (MK_U8: FP8). */
 typedef void mk_mdec_kernel_fn(const struct mk_mdec_task *t, int n);
-mk_mdec_kernel_fn *mk_mdec_kernel(const struct mk_kern *k, int dtype);
+mk_mdec_kernel_fn *mk_mdec_kernel(const struct mk_mdec_kern *k, int dtype);
 
 /*
  * Kernel entry points, for the kernel table only (kern_*.c rows); bf16w:
@@ -348,21 +391,18 @@ void	mk_mdec_f16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_generic(const struct mk_mdec_task *t, int n);
 void	mk_mdec_fp8_generic(const struct mk_mdec_task *t, int n);
-uint64_t mk_read_sum_generic(const void *p, size_t n);
 void	mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_fp8_avx2(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16w_avx2(const struct mk_mdec_task *t, int n);
-uint64_t mk_read_sum_avx2(const void *p, size_t n);
 void	mk_mdec_arith_avx2(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_fp8_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16w_avx512(const struct mk_mdec_task *t, int n);
-uint64_t mk_read_sum_avx512(const void *p, size_t n);
 void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);
 
 #endif

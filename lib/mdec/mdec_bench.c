@@ -125,21 +125,62 @@ summarize(double *tk, double *tp, double *fr, double *tr, double *rf, int n,
 	tm->rows_frac = quantile(rf, n, 0.5);
 }
 
+/* One row's timing: what mk_mdec_time reads. */
+struct timed {
+	const struct mk_mdec	*p;
+	const struct mk_mdec_kern *k;	/* the path timed */
+	const struct mk_kern	*read;	/* the probes' tables: the best */
+	const struct mk_mdec_kern *rows;	/* level's */
+	int			 threads, rounds;
+	double			 bytes;	/* what a dense pass reads (GB/s) */
+	const void		*cold;	/* if not NULL, ncold bytes read */
+	size_t			 ncold;	/* before each pass */
+	float			*lse, *out;
+};
+
+/* Every level's tables: mdec's, and the shared one's read probe. */
+struct tabs {
+	struct mk_mdec_kern	 m[MK_NISA];
+	struct mk_kern		 k[MK_NISA];
+};
+
+static void
+tabs_build(struct tabs *t)
+{
+	int i;
+
+	for (i = 0; i < MK_NISA; i++) {
+		mk_mdec_kern_build((enum mk_isa)i, &t->m[i]);
+		mk_kern_build((enum mk_isa)i, &t->k[i]);
+	}
+}
+
 /* Read the cold buffer (if any): what a pass reads next is then out of
  * the last-level cache. */
 static uint64_t
-chill(const struct mk_kern *probe, const void *cold, size_t ncold,
-    int threads)
+chill(const struct timed *t)
 {
-	return cold == NULL ? 0 : mk_read_sum(probe, cold, ncold, threads);
+	return t->cold == NULL ? 0 : mk_read_sum(t->read, t->cold, t->ncold,
+	    t->threads);
 }
 
-int
-mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
-    const struct mk_kern *probe, int threads, int rounds, double bytes,
-    const void *cold, size_t ncold, float *lse, float *out,
-    struct mk_mdec_timing *tm, struct mk_err *e)
+/*
+ * Time t->p with kernels t->k on t->threads threads.  After one warm-up,
+ * t->rounds rounds, each a read of the same K and V bytes with the read
+ * probe, a run of the kernel, and the rows probe (mk_mdec_read_rows: the
+ * rows the kernel reads, on its walk), so that all see the same state of
+ * a shared machine; a round where a pass was preempted (base/stamp.h) is
+ * dropped, and where every round was, the figures are of them all and
+ * tm->kept is 0.  A cold buffer read, untimed, before each pass makes
+ * every pass read K and V from memory rather than from the last-level
+ * cache the pass before filled.  Returns 0, or -1 with e filled.
+ */
+static int
+mk_mdec_time(const struct timed *t, struct mk_mdec_timing *tm,
+    struct mk_err *e)
 {
+	const struct mk_mdec *p = t->p;
+	const int threads = t->threads, rounds = t->rounds;
 	const size_t kv = (size_t)p->B * (size_t)p->KH * (size_t)p->V *
 	    (size_t)p->D * mk_dtype_size((enum mk_dtype)p->dtype);
 	/* the probe reads K and V, or K alone where V is K's rows (MLA) */
@@ -157,25 +198,25 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		goto done;
 	}
 	/* one untimed run of each warms the threads and the page tables */
-	sink += mk_read_sum(probe, p->k, kv, threads);
-	if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
+	sink += mk_read_sum(t->read, p->k, kv, threads);
+	if (mk_mdec_run(p, t->k, threads, t->lse, t->out, e) < 0)
 		goto done;
 	for (r = 0; r < rounds; r++) {
-		sink += chill(probe, cold, ncold, threads);
+		sink += chill(t);
 		a = mk_stamp_now();
-		sink += mk_read_sum(probe, p->k, kv, threads);
+		sink += mk_read_sum(t->read, p->k, kv, threads);
 		if (p->v != p->k)
-			sink += mk_read_sum(probe, p->v, kv, threads);
+			sink += mk_read_sum(t->read, p->v, kv, threads);
 		b = mk_stamp_now();
-		sink += chill(probe, cold, ncold, threads);
+		sink += chill(t);
 		b2 = mk_stamp_now();
-		if (mk_mdec_run(p, k, threads, lse, out, e) < 0)
+		if (mk_mdec_run(p, t->k, threads, t->lse, t->out, e) < 0)
 			goto done;
 		c = mk_stamp_now();
-		sink += chill(probe, cold, ncold, threads);
+		sink += chill(t);
 		c2 = mk_stamp_now();
 		/* the rows the kernel reads, read alone on its walk */
-		if (mk_mdec_read_rows(p, probe, threads, &fold, e) < 0)
+		if (mk_mdec_read_rows(p, t->rows, threads, &fold, e) < 0)
 			goto done;
 		sink += fold;
 		d = mk_stamp_now();
@@ -187,7 +228,7 @@ mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
 		tp[i] = mk_stamp_ms(&a, &b);
 		tk[i] = mk_stamp_ms(&b2, &c);
 		tr[i] = mk_stamp_ms(&c2, &d);
-		fr[i] = (bytes / tk[i]) / (both / tp[i]);
+		fr[i] = (t->bytes / tk[i]) / (both / tp[i]);
 		rf[i] = tr[i] / tk[i];
 	}
 	tm->kept = n;
@@ -461,7 +502,7 @@ bufs_mask(const struct mk_mdec_bench *b, struct bufs *u, double d, int T)
 
 /* Each path against generic on every batch size, before any timing. */
 static int
-bench_check(const struct mk_mdec_bench *b, const struct mk_kern *tab,
+bench_check(const struct mk_mdec_bench *b, const struct mk_mdec_kern *tab,
     struct bufs *u, const uint8_t *mask, int threads, struct mk_err *e)
 {
 	struct mk_mdec p;
@@ -522,10 +563,11 @@ keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
  * dtype).  Returns how many kept no round, or -1.
  */
 static int
-bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
+bench_rows(const struct mk_mdec_bench *b, const struct tabs *tab,
     struct bufs *u, const uint8_t *mask, double d, FILE *fp,
     struct mk_err *e)
 {
+	const int best = (int)mk_isa_best();
 	int unkept = 0;
 	struct mk_mdec_timing tm;
 	struct mk_mdec p;
@@ -546,10 +588,11 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 				    (b->mla ? 1.0 : 2.0) * (double)b->D *
 				    (double)mk_dtype_size((enum mk_dtype)p.dtype);
 				cold = bytes < 4.0 * (double)u->llc;
-				if (mk_mdec_time(&p, &tab[b->isa[i]],
-				    &tab[mk_isa_best()], b->threads[t],
-				    b->reps, bytes, cold ? u->cold : NULL,
-				    u->ncold, u->lse, u->out, &tm, e) < 0)
+				if (mk_mdec_time(&(struct timed){ &p,
+				    &tab->m[b->isa[i]], &tab->k[best],
+				    &tab->m[best], b->threads[t], b->reps,
+				    bytes, cold ? u->cold : NULL, u->ncold,
+				    u->lse, u->out }, &tm, e) < 0)
 					return -1;
 				fprintf(fp, "%s,%d,%d,%s,%g,%.3f,%.2f,%.2f,"
 				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f,%s\n",
@@ -574,13 +617,12 @@ bench_rows(const struct mk_mdec_bench *b, const struct mk_kern *tab,
 int
 mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 {
-	struct mk_kern tab[MK_NISA];
+	struct tabs tab;
 	const uint8_t *mask;
 	struct bufs u;
 	int i, n, maxT = 1, unkept = 0, rc = -1;
 
-	for (i = 0; i < MK_NISA; i++)
-		mk_kern_build((enum mk_isa)i, &tab[i]);
+	tabs_build(&tab);
 	for (i = 0; i < b->nthreads; i++)
 		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
 	if (bufs_make(b, &u, e) < 0)
@@ -589,8 +631,8 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	    "frac_q1,frac_q3,kept,rows_ms,rows_frac,dtype\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
-		if (bench_check(b, tab, &u, mask, maxT, e) < 0 ||
-		    (n = bench_rows(b, tab, &u, mask, b->dens[i], fp, e)) < 0)
+		if (bench_check(b, tab.m, &u, mask, maxT, e) < 0 ||
+		    (n = bench_rows(b, &tab, &u, mask, b->dens[i], fp, e)) < 0)
 			goto out;
 		unkept += n;
 	}
@@ -608,8 +650,8 @@ out:
  * not preempted first.  Returns how many those are, or -1.
  */
 static int
-kernel_rounds(const struct mk_mdec *p, const struct mk_kern *k, int rounds,
-    double *ns, double *fl, struct mk_err *e)
+kernel_rounds(const struct mk_mdec *p, const struct mk_mdec_kern *k,
+    int rounds, double *ns, double *fl, struct mk_err *e)
 {
 	mk_mdec_kernel_fn *fn = mk_mdec_kernel(k, p->dtype);
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
@@ -673,7 +715,7 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 {
 	struct mk_mdec_bench c = *b;
 	size_t esz = 1;
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	const uint8_t *mask;
 	struct mk_mdec p;
 	struct bufs u;
@@ -682,7 +724,7 @@ mk_mdec_bench_kernel(const struct mk_mdec_bench *b, FILE *fp,
 	int i, j, m, n, r, t, tries, unkept = 0, rc = -1;
 
 	for (i = 0; i < MK_NISA; i++)
-		mk_kern_build((enum mk_isa)i, &tab[i]);
+		mk_mdec_kern_build((enum mk_isa)i, &tab[i]);
 	for (i = 0; i < b->ndtype; i++)
 		if (mk_dtype_size((enum mk_dtype)b->dtype[i]) > esz)
 			esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);

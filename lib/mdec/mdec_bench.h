@@ -11,8 +11,6 @@
 #include "base/errmsg.h"
 #include "mdec/mdec.h"
 
-struct mk_kern;
-
 /*
  * mk_mdec_fill writes n random, roughly standard normal values of dtype
  * (f16, bf16, f32, or MK_U8: FP8 bytes of format fp8) to p;
@@ -37,23 +35,6 @@ struct mk_mdec_timing {
 				 * pace against reading what it must */
 	int	 kept, rounds;	/* rounds not preempted, of all */
 };
-
-/*
- * Time the problem with kernels k on `threads` threads.  After one
- * warm-up, `rounds` rounds, each a read of the same K and V bytes with the
- * probe table's read_sum, a run of the kernel, and the rows probe
- * (mk_mdec_read_rows: the rows the kernel reads, on its walk), so that
- * all see the same state of a shared machine; a round where a pass was
- * preempted (base/stamp.h) is dropped, and where every round was, the
- * figures are of them all and tm->kept is 0.  bytes: what a dense pass
- * reads (for GB/s).  cold (not NULL): ncold bytes read, untimed, before
- * each pass, so that every pass reads K and V from memory rather than
- * from the last-level cache the pass before filled.  Returns 0, or -1 with e filled.
- */
-int	mk_mdec_time(const struct mk_mdec *p, const struct mk_kern *k,
-	    const struct mk_kern *probe, int threads, int rounds, double bytes,
-	    const void *cold, size_t ncold, float *lse, float *out,
-	    struct mk_mdec_timing *tm, struct mk_err *e);
 
 /*
  * Whether lse/out agree with the reference rlse/rout within tol (relative

@@ -243,23 +243,3 @@ mk_mdec_arith_generic(const struct mk_mdec_task *t, int dt)
 	t->acc[0] += s;
 }
 
-/* Read probe: eight 64-bit lanes summed independently. */
-uint64_t
-mk_read_sum_generic(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	uint64_t a[8] = { 0 }, w, s = 0;
-	size_t i;
-	int j;
-
-	for (i = 0; i + 64 <= n; i += 64)
-		for (j = 0; j < 8; j++) {
-			memcpy(&w, c + i + 8 * j, 8);
-			a[j] += w;
-		}
-	for (; i < n; i++)
-		s += c[i];
-	for (j = 0; j < 8; j++)
-		s += a[j];
-	return s;
-}

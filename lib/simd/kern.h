@@ -1,33 +1,37 @@
 /*
- * kern.h - the kernel table and its run-time selection.
+ * kern.h - the kernel level and the kernel tables every tool uses.
  *
- * Each ISA file (kern_generic.c, kern_avx2.c, kern_avx512.c) exports one
- * constant row; only kern_avx2.c and kern_avx512.c are compiled with -m
- * flags.  mk_kern_init() starts from the generic row and overlays the
- * non-NULL members of every higher row the CPU (and MOEKIT_ISA) allows, in
- * ascending order; mk_kern() returns the result.
+ * The level is the highest kernel path the CPU runs (generic, avx2,
+ * avx512), or a lower one named by MOEKIT_ISA, chosen once by
+ * mk_kern_init().  A kernel table is a struct of function pointers made
+ * from one X-macro list; each ISA file exports one constant row of it,
+ * with NULL where it has no kernel of its own, and only the ISA files
+ * are compiled with -m flags.  A table at a level is the generic row
+ * overlaid by the non-NULL members of every row up to that level.
  *
- * Adding a kernel: a line in MK_KERNELS, a generic implementation in
+ * This header's own table holds the kernels of every tool: dtype
+ * conversions, the read probe and zip's CRC-32.  A wing with kernels of
+ * its own (mdec/, a2a/) keeps its list, rows and table beside them, made
+ * with MK_KERN_TABLE below, so a tool links only the kernels it calls.
+ *
+ * Adding a kernel here: a line in MK_KERNELS, a generic implementation in
  * kern_generic.c's row (required), any SIMD ones in the ISA rows, and a
  * case in tests/unit/test_kern.c that compares every ISA against generic.
  */
 #ifndef MK_KERN_H
 #define MK_KERN_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/errmsg.h"
 
-struct mk_mdec_task;
-struct mk_a2a_scan;
-
 enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 
 /*
- * The kernel table, one line per member: X(member, return type,
- * parameters).  struct mk_kern, the overlay of rows in kern.c and the
- * member names of -vv are all made from this one list.
+ * The shared table, one line per member: X(member, return type,
+ * parameters).
  */
 #define MK_KERNELS(X)							\
 	/* dtype conversion, n elements, any alignment, no overlap */	\
@@ -35,55 +39,31 @@ enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
 	X(f32_to_f16, void, (uint16_t *dst, const float *src, size_t n)) \
 	X(bf16_to_f32, void, (float *dst, const uint16_t *src, size_t n)) \
 	X(f32_to_bf16, void, (uint16_t *dst, const float *src, size_t n)) \
-	/* decode attention over n pieces of one stretch, by K/V dtype */ \
-	X(mdec_f16, void, (const struct mk_mdec_task *t, int n))	\
-	X(mdec_bf16, void, (const struct mk_mdec_task *t, int n))	\
-	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
-	X(mdec_fp8, void, (const struct mk_mdec_task *t, int n))	\
-	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
-	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))	\
 	/* read n bytes as fast as possible; their sum as u64 words */	\
 	X(read_sum, uint64_t, (const void *p, size_t n))		\
-	/* a2a-layout's counting pass over one source rank */		\
-	X(a2a_scan, int64_t, (const struct mk_a2a_scan *s))		\
-	/* zip's CRC-32 of n bytes continuing crc (tensor/crc32.h) */	\
+	/* zip's CRC-32 of n bytes continuing crc (simd/crc32.h) */	\
 	X(crc32, uint32_t, (uint32_t crc, const void *p, size_t n))
 
 #define MK_KERN_MEMBER(m, ret, args)	ret (*m) args;
-#define MK_KERN_INDEX(m, ret, args)	MK_KERN_##m,
 
 struct mk_kern {
 	const char	*name;
-	/*
-	 * mdec, paged caches: bring the next block's pages into L2 in
-	 * address order while a block is computed (1), or leave them to the
-	 * hardware prefetchers (0).  On by default on AMD CPUs, whose
-	 * prefetchers do not follow a paged cache's order (Zen 5: 10-15 %
-	 * faster with it), off elsewhere (the Xeon of RESULTS.md: 4-19 %
-	 * faster without, at 1 to 16 threads); MOEKIT_PAGED_L2=0|1 sets it.
-	 * A hint: results do not depend on it.
-	 */
-	int		 paged_l2;
 	MK_KERNELS(MK_KERN_MEMBER)
 };
-
-/* Member indices, in the list's order. */
-enum { MK_KERNELS(MK_KERN_INDEX) MK_NKERN };
 
 extern const struct mk_kern mk_kern_generic;
 extern const struct mk_kern mk_kern_avx2;
 extern const struct mk_kern mk_kern_avx512;
 
 /*
- * Select the kernels once: the highest level the CPU supports, or the level
- * named by the environment variable MOEKIT_ISA, which may only lower it;
- * and paged_l2, from the CPU or MOEKIT_PAGED_L2.  Returns 0, or -1 with a
- * usage error in e when MOEKIT_ISA is unknown or names a level this CPU
- * lacks (never a silent fallback), or MOEKIT_PAGED_L2 is not 0 or 1.
+ * Select the level once: the highest the CPU supports, or the one named by
+ * the environment variable MOEKIT_ISA, which may only lower it.  Returns
+ * 0, or -1 with a usage error in e when MOEKIT_ISA is unknown or names a
+ * level this CPU lacks (never a silent fallback).
  */
 int	mk_kern_init(struct mk_err *e);
 
-/* The selected table (the generic one before mk_kern_init). */
+/* The shared table at the selected level (generic before mk_kern_init). */
 const struct mk_kern	*mk_kern(void);
 
 /* The selected level. */
@@ -100,17 +80,87 @@ int	mk_isa_supported(enum mk_isa);
 enum mk_isa	mk_isa_best(void);
 
 /*
- * Build into *out the table that level isa would select (generic overlaid
- * by every row up to isa), with the selected table's paged_l2 once
- * mk_kern_init has run.  For tests, which compare every level against
- * generic, and benchmarks.  Returns out.
+ * Build into *out the shared table at level isa.  For tests, which compare
+ * every level against generic, and benchmarks.  Returns out.
  */
 const struct mk_kern	*mk_kern_build(enum mk_isa isa, struct mk_kern *out);
 
 /*
- * Write "member=isa" pairs, space-separated, for the selected table into
- * buf (for -vv).  Returns buf.
+ * Write "member=isa" pairs, space-separated, of the shared table at the
+ * selected level into buf (for -vv).  Returns buf.
  */
 char	*mk_kern_describe(char *buf, size_t size);
+
+/*
+ * A table of a list, for a wing: MK_KERN_TABLE(prefix, struct tag, LIST)
+ * defines, from rows prefix_rows[MK_NISA] (declared before it; a row of a
+ * level not compiled may be all NULL but generic's),
+ *
+ *   const struct tag *prefix_build(enum mk_isa isa, struct tag *out)
+ *	the table at level isa into out, which it returns;
+ *   const struct tag *prefix(void)
+ *	the table at the selected level, built by the first call, from any
+ *	thread, after the level is chosen;
+ *   char *prefix_describe(char *buf, size_t size)
+ *	"member=isa" pairs of prefix() for -vv.
+ */
+#define MK_KERN_TAKE_(m, ret, args)					\
+	if (r->m != NULL)						\
+		out->m = r->m;
+#define MK_KERN_ORIGIN_(m, ret, args)					\
+	for (i = lvl; i > 0 && rows_[i]->m == NULL; i--)		\
+		;							\
+	mk_kern_describe_add(buf, size, #m, i);
+
+#define MK_KERN_TABLE(prefix, type, LIST)				\
+const type *								\
+prefix##_build(enum mk_isa isa, type *out)				\
+{									\
+	int l;								\
+									\
+	*out = *prefix##_rows[MK_ISA_GENERIC];				\
+	for (l = 1; l <= (int)isa; l++) {				\
+		const type *r = prefix##_rows[l];			\
+									\
+		LIST(MK_KERN_TAKE_)					\
+	}								\
+	out->name = mk_isa_name(isa);					\
+	return out;							\
+}									\
+									\
+const type *								\
+prefix(void)								\
+{									\
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	\
+	static type sel;						\
+	static int at = -1;						\
+	const int lvl = (int)mk_kern_isa();				\
+									\
+	/* built once per level, by the first thread to ask */		\
+	if (__atomic_load_n(&at, __ATOMIC_ACQUIRE) != lvl) {		\
+		pthread_mutex_lock(&lock);				\
+		if (at != lvl) {					\
+			prefix##_build((enum mk_isa)lvl, &sel);		\
+			__atomic_store_n(&at, lvl, __ATOMIC_RELEASE);	\
+		}							\
+		pthread_mutex_unlock(&lock);				\
+	}								\
+	return &sel;							\
+}									\
+									\
+char *									\
+prefix##_describe(char *buf, size_t size)				\
+{									\
+	const type *const *rows_ = prefix##_rows;			\
+	int i, lvl = (int)mk_kern_isa();				\
+									\
+	buf[0] = '\0';							\
+	LIST(MK_KERN_ORIGIN_)						\
+	return buf;							\
+}
+
+/* Append " member=isa" (no space first) to buf (for the describers). */
+void	mk_kern_describe_add(char *buf, size_t size, const char *member,
+	    int isa);
 
 #endif

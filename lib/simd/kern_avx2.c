@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "simd/kern.h"
-#include "mdec/mdec.h"
-#include "tensor/crc32.h"
+#include "simd/crc32.h"
 
 static void
 f16_to_f32_avx2(float *dst, const uint16_t *src, size_t n)
@@ -113,17 +112,48 @@ f32_to_bf16_avx2(uint16_t *dst, const float *src, size_t n)
 	}
 }
 
+/*
+ * Read probe: four independent 256-bit accumulators.  Whole 64-byte lines
+ * are summed as u64 words, the rest as bytes (the same sum on every path).
+ */
+static uint64_t
+read_sum_avx2(const void *p, size_t n)
+{
+	const char *c = p;
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+	__m128i lo, hi;
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 128 <= n; i += 128) {
+		a0 = _mm256_add_epi64(a0, _mm256_loadu_si256((const void *)(c + i)));
+		a1 = _mm256_add_epi64(a1, _mm256_loadu_si256((const void *)(c + i + 32)));
+		a2 = _mm256_add_epi64(a2, _mm256_loadu_si256((const void *)(c + i + 64)));
+		a3 = _mm256_add_epi64(a3, _mm256_loadu_si256((const void *)(c + i + 96)));
+	}
+	if (i + 64 <= n) {
+		a0 = _mm256_add_epi64(a0, _mm256_loadu_si256((const void *)(c + i)));
+		a1 = _mm256_add_epi64(a1, _mm256_loadu_si256((const void *)(c + i + 32)));
+		i += 64;
+	}
+	a0 = _mm256_add_epi64(_mm256_add_epi64(a0, a1),
+	    _mm256_add_epi64(a2, a3));
+	for (; i < n; i++)
+		s += (unsigned char)c[i];
+	/* lanes out of registers, not through the stack (see the AVX-512 one) */
+	lo = _mm256_castsi256_si128(a0);
+	hi = _mm256_extracti128_si256(a0, 1);
+	return s + (uint64_t)_mm_cvtsi128_si64(lo) +
+	    (uint64_t)_mm_extract_epi64(lo, 1) +
+	    (uint64_t)_mm_cvtsi128_si64(hi) + (uint64_t)_mm_extract_epi64(hi, 1);
+}
+
 const struct mk_kern mk_kern_avx2 = {
 	.name = "avx2",
 	.f16_to_f32 = f16_to_f32_avx2,
 	.f32_to_f16 = f32_to_f16_avx2,
 	.bf16_to_f32 = bf16_to_f32_avx2,
 	.f32_to_bf16 = f32_to_bf16_avx2,
-	.mdec_f16 = mk_mdec_f16_avx2,
-	.mdec_bf16 = mk_mdec_bf16_avx2,
-	.mdec_f32 = mk_mdec_f32_avx2,
-	.mdec_fp8 = mk_mdec_fp8_avx2,
-	.mdec_arith = mk_mdec_arith_avx2,
-	.read_sum = mk_read_sum_avx2,
+	.read_sum = read_sum_avx2,
 	.crc32 = mk_crc32_avx2,
 };

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tensor/crc32.h"
+#include "simd/crc32.h"
 #include "tensor/npzw.h"
 
 struct mk_npzw_entry {

@@ -20,7 +20,7 @@
  * same round's probe, median [min, max], and for the arithmetic passes
  * the ns a position of their arithmetic alone, rows in L1, one thread:
  *   probe   each thread's K bytes front to back, then its V bytes, by
- *           mdecode --bench's read probe (mk_read_sum_avx512);
+ *           mdecode --bench's read probe (the AVX-512 read_sum);
  *   rows    K row i and V row i side by side, a load a line, no arithmetic;
  *   the shapes of shapes[] below, named by
  *     f16 | bf16    widened by VCVTPH2PS, or two vectors at a time (shift,
@@ -63,6 +63,7 @@ static float		 q[4][128] __attribute__((aligned(64)));
 static pthread_barrier_t go, done;
 static volatile float	 fsink;
 static volatile uint64_t isink;
+static struct mk_kern	 probe;		/* the AVX-512 read_sum */
 
 /* Loads only: one word of every line. */
 static uint64_t
@@ -416,8 +417,8 @@ worker(void *arg)
 		k = kc + lo * RB, v = vc + lo * RB;
 		x = 0, y = 0;
 		if (mode == 0)
-			x = mk_read_sum_avx512(k, n * RB) +
-			    mk_read_sum_avx512(v, n * RB);
+			x = probe.read_sum(k, n * RB) +
+			    probe.read_sum(v, n * RB);
 		else if (mode == 1)
 			x = rows(k, v, n);
 		else if (mode < NSHAPE + 2)
@@ -505,6 +506,7 @@ main(int argc, char **argv)
 	double g[NPASS][64], fr[NPASS][64], lo, hi;
 	pthread_t th[256];
 
+	mk_kern_build(MK_ISA_AVX512, &probe);
 	nthreads = argc > 1 ? atoi(argv[1]) : 1;
 	if (nthreads < 1 || nthreads > 256 || mib < 1 || rounds < 1 ||
 	    rounds > 64) {

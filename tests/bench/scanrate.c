@@ -133,13 +133,13 @@ main(int argc, char **argv)
 		s.chan = chan;
 		s.nchan = R > 8 ? nchan : NULL;
 		mk_a2a_scan_rank_of(&s, EXPERTS, R);
-		mk_kern()->a2a_scan(&s);	/* warm */
+		mk_a2a_kern()->a2a_scan(&s);	/* warm */
 #pragma omp barrier
 #pragma omp master
 		t0 = mk_seconds();
 #pragma omp barrier
 		do {
-			mk_kern()->a2a_scan(&s);
+			mk_a2a_kern()->a2a_scan(&s);
 			n++;
 		} while ((t1 = mk_seconds()) - t0 < secs);
 		ns[me] = (t1 - t0) * 1e9 / ((double)n * (double)T);

@@ -101,7 +101,7 @@ random_id(struct rng *g, int E, int odd, int hot)
 
 /* One random case through every kernel path; returns 1 if all agree. */
 static int
-one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
+one_case(struct rng *g, const struct mk_a2a_kern *tab, int ntab, int R, int epr,
     int K, int64_t T, int nch)
 {
 	struct mk_a2a_scan s;
@@ -183,13 +183,13 @@ one_case(struct rng *g, const struct mk_kern *tab, int ntab, int R, int epr,
 }
 
 static int
-kernel_rows(struct mk_kern *tab)
+kernel_rows(struct mk_a2a_kern *tab)
 {
 	int i, n = 0;
 
 	for (i = 0; i < MK_NISA; i++)
 		if (mk_isa_supported((enum mk_isa)i))
-			mk_kern_build((enum mk_isa)i, &tab[n++]);
+			mk_a2a_kern_build((enum mk_isa)i, &tab[n++]);
 	return n;
 }
 
@@ -200,7 +200,7 @@ test_random_shapes(void)
 	    160 };
 	static const int eprs[] = { 1, 2, 3, 5, 8, 16, 40 };
 	static const int topk[] = { 1, 2, 3, 4, 6, 8, 9, 12 };
-	struct mk_kern tab[MK_NISA];
+	struct mk_a2a_kern tab[MK_NISA];
 	struct rng g = { 0x9e3779b97f4a7c15ull };
 	int ntab = kernel_rows(tab), k, fails = 0;
 
@@ -223,7 +223,7 @@ test_random_shapes(void)
 static void
 test_long_channel(void)
 {
-	struct mk_kern tab[MK_NISA];
+	struct mk_a2a_kern tab[MK_NISA];
 	struct rng g = { 42 };
 	int ntab = kernel_rows(tab), k;
 

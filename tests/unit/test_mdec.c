@@ -229,12 +229,12 @@ close_enough(const struct prob *x, const float *lse, const float *out,
 
 /* The kernel table of every level (those this CPU lacks are skipped). */
 static void
-tables(struct mk_kern tab[MK_NISA])
+tables(struct mk_mdec_kern tab[MK_NISA])
 {
 	int i;
 
 	for (i = 0; i < MK_NISA; i++)
-		mk_kern_build((enum mk_isa)i, &tab[i]);
+		mk_mdec_kern_build((enum mk_isa)i, &tab[i]);
 }
 
 static void
@@ -289,7 +289,7 @@ rows_fold(const struct mk_mdec *p)
  */
 static void
 check_all(const struct prob *x, const struct mk_mdec *p,
-    const struct mk_kern *tab, const char *what, const float *gout)
+    const struct mk_mdec_kern *tab, const char *what, const float *gout)
 {
 	size_t bh = (size_t)p->B * (size_t)p->QH, nout = bh * (size_t)p->D, i;
 	float *lse = malloc(bh * 4), *out = malloc(nout * 4);
@@ -330,7 +330,7 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 static void
 test_paths(void)
 {
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	struct prob x;
 	struct mk_err e;
 	size_t bh;
@@ -365,7 +365,7 @@ test_nan_query(void)
 {
 	static const struct shape sh = { 2, 8, 2, 64, 280, 300, 0.3, 1,
 	    "nan query" };
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	struct prob x;
 	int i, d;
 
@@ -411,7 +411,7 @@ test_fp8_nan(void)
 		{ 2, 8, 2, 128, 300, 300, 0.3, 0, "fp8 nan, D 128" },
 		{ 2, 16, 2, 40, 300, 300, 0.3, 0, "fp8 nan, G 8 D 40" },
 	};
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	struct prob x;
 	size_t pos;
 	int i, f, d, s, D, e, G;
@@ -468,7 +468,7 @@ test_dv(void)
 	static const struct shape sh = { 2, 8, 2, 96, 300, 310, 0.3, 0,
 	    "dv 40 of 96" }, sh8 = { 2, 16, 1, 96, 300, 310, 0.3, 0,
 	    "dv 40 of 96, V = K, G 16" };
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	struct prob x;
 	int t;
 
@@ -656,21 +656,18 @@ static const struct shape lshapes[] = {
 	{ 4, 32, 8, 64, 300, 300, 0.0, 0, "G4 KH8 D64" },
 };
 
-/* Every table's paged_l2 (a hint: results must not change with it). */
+/* The paged walk's L2 prefetches (a hint: results must not change). */
 static void
-set_paged_l2(struct mk_kern *tab, int on)
+set_paged_l2(int on)
 {
-	int i;
-
-	for (i = 0; i < MK_NISA; i++)
-		tab[i].paged_l2 = on;
+	setenv("MOEKIT_PAGED_L2", on ? "1" : "0", 1);
 }
 
 static void
 test_layouts(void)
 {
 	static const int bss[] = { 1, 16, 128, 5 };
-	struct mk_kern tab[MK_NISA];
+	struct mk_mdec_kern tab[MK_NISA];
 	struct mk_mdec p;
 	struct prob x;
 	struct rng r = { 4242 };
@@ -706,7 +703,7 @@ test_layouts(void)
 					    "bs %d%s", lshapes[s].what, bss[i],
 					    near ? " near order" : "");
 					/* with and without the L2 prefetches */
-					set_paged_l2(tab, (near + i) & 1);
+					set_paged_l2((near + i) & 1);
 					check_all(&x, &p, tab, what, NULL);
 					free(k);
 					free(v);
@@ -715,6 +712,7 @@ test_layouts(void)
 			}
 			drop(&x);
 		}
+	unsetenv("MOEKIT_PAGED_L2");
 }
 
 /* Every read probe sums the same bytes, from odd starts and lengths. */

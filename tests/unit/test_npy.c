@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "simd/kern.h"
-#include "tensor/crc32.h"
+#include "simd/crc32.h"
 #include "tensor/npzw.h"
 #include "util.h"
 

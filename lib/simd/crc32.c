@@ -2,7 +2,7 @@
 #include <pthread.h>
 
 #include "simd/kern.h"
-#include "tensor/crc32.h"
+#include "simd/crc32.h"
 
 /*
  * Slicing by 8: table k holds the CRC of a byte followed by k zero

@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "tensor/crc32.h"
+#include "simd/crc32.h"
 
 #define TARGET	__attribute__((target("pclmul,sse4.1")))
 
