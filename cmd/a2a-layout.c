@@ -13,21 +13,21 @@
 
 #include "moekit.h"
 #include "a2a/a2a_job.h"
-#include "a2a/a2a_jsonl.h"
+#include "moe/jsonl.h"
 #include "a2a/a2a_plot.h"
 #include "a2a/a2a_outputs.h"
 #include "a2a/a2a_report.h"
 #include "a2a/a2a_scan.h"
 #include "cli/progress.h"
 #include "cli/stack.h"
-#include "eplb/eplb_plan.h"
+#include "moe/plan.h"
 
 struct opts {
 	struct mk_opts	 c;
 	struct mk_a2a_job_opts job;	/* the plan is filled in by run() */
 	struct mk_a2a_sizing sz;
 	const char	*phy2log, *input, *plot;
-	struct mk_a2a_jsonl jsonl;	/* a JSON-lines trace's fields */
+	struct mk_moe_jsonl jsonl;	/* a JSON-lines trace's fields */
 	char		 fieldbuf[256];
 	int		 layer, layer_given;
 	int		 per_step;	/* --layer-per-step */
@@ -146,7 +146,7 @@ sizing_args(const struct args *a, struct mk_a2a_sizing *sz)
 		    "of 128 (one scale per 128 values)", (long long)sz->hidden);
 	sz->max_tokens = mk_arg_int(a->maxtok, 1, (int64_t)1 << 30, 0,
 	    "--max-tokens");
-	sz->scaleup = (int)mk_arg_int(a->scaleup, 1, MK_A2A_MAX_RANKS, 0,
+	sz->scaleup = (int)mk_arg_int(a->scaleup, 1, MK_MOE_MAX_RANKS, 0,
 	    "--scaleup-ranks");
 	sz->idx_bytes = mk_arg_choice(a->idxbits, bits, 2, 0,
 	    "--topk-idx-bits") == 1 ? 4 : 8;
@@ -172,11 +172,11 @@ job_args(const struct args *a, struct opts *o)
 	j->cfg.E = (int)mk_arg_int(a->E, 1, 1 << 24, 0, "--experts");
 	if (!a->E->count && o->phy2log == NULL)
 		mk_usage_error("--experts E is required (or --phy2log PLAN)");
-	j->R = (int)mk_arg_int(a->R, 1, MK_A2A_MAX_RANKS, 0, "--ranks");
+	j->R = (int)mk_arg_int(a->R, 1, MK_MOE_MAX_RANKS, 0, "--ranks");
 	j->cfg.style = mk_arg_choice(a->style, styles, 2, 0, "--style") == 1 ?
 	    MK_A2A_TRITON : MK_A2A_DEEPEP;
 	j->cfg.C = o->sz.num_sms / 2;
-	j->rank = (int)mk_arg_int(a->rank, 0, MK_A2A_MAX_RANKS - 1, -1,
+	j->rank = (int)mk_arg_int(a->rank, 0, MK_MOE_MAX_RANKS - 1, -1,
 	    "--rank");
 	j->step = (int)mk_arg_int(a->step, 0, INT32_MAX, -1, "--step");
 	j->cfg.align = (int)mk_arg_int(a->align, 1, 1 << 20, 1,
@@ -185,7 +185,7 @@ job_args(const struct args *a, struct opts *o)
 	if ((j->cfg.ll_only = a->ll->count > 0) && j->cfg.style == MK_A2A_TRITON)
 		mk_usage_error("--low-latency is DeepEP's mode; Triton-"
 		    "distributed's low-latency layer is in its --report");
-	j->cfg.local = (int)mk_arg_int(a->lws, 1, MK_A2A_MAX_RANKS, 0,
+	j->cfg.local = (int)mk_arg_int(a->lws, 1, MK_MOE_MAX_RANKS, 0,
 	    "--local-world-size");
 	j->cfg.max_tokens = o->sz.max_tokens;
 	j->report = a->report->count > 0;
@@ -199,7 +199,7 @@ fields_arg(const struct args *a, struct opts *o)
 {
 	struct mk_err e;
 
-	if (mk_a2a_jsonl_fields(a->fields->count ? a->fields->sval[0] : NULL,
+	if (mk_moe_jsonl_fields(a->fields->count ? a->fields->sval[0] : NULL,
 	    &o->jsonl, o->fieldbuf, sizeof(o->fieldbuf), &e) < 0)
 		mk_usage_error("%s", e.msg);
 }
@@ -221,7 +221,7 @@ jsonl_input(struct opts *o, struct mk_src **s, int *infmt)
 		    "R, the ranks to deal each step's tokens to",
 		    mk_src_name(*s));
 	o->jsonl.R = o->job.R;
-	if (mk_a2a_jsonl_trace(*s, &o->jsonl, &npy, &n, &e) < 0)
+	if (mk_moe_jsonl_trace(*s, &o->jsonl, &npy, &n, &e) < 0)
 		mk_fail(*s, &e);
 	if ((m = mk_src_mem(npy, n, mk_src_name(*s), 0)) == NULL)
 		err(MK_EXIT_DATA, NULL);
@@ -417,7 +417,7 @@ enum drain { DRAIN_AFTER, DRAIN_SELF, DRAIN_THREAD };
  */
 static enum drain
 drain_mode(const struct mk_a2a_output *out, const int *order, int nsel,
-    const struct mk_a2a_trace_shape *sh)
+    const struct mk_moe_trace_shape *sh)
 {
 	double obytes = 0, ibytes = (double)sh->S * sh->R * (double)sh->max_T *
 	    sh->K * sh->elem;
@@ -444,7 +444,7 @@ start_drain(const struct opts *o, struct mk_a2a_job *j, int infmt,
     const struct mk_a2a_output *out, const int *order, int nsel,
     struct mk_stack **st, struct mk_out **w)
 {
-	struct mk_a2a_trace_shape sh = mk_a2a_job_shape(j);
+	struct mk_moe_trace_shape sh = mk_a2a_job_shape(j);
 	struct mk_stack *ds[MK_A2A_MAX_OUTPUTS];
 	struct mk_stack_drain *d;
 	enum drain mode;
@@ -475,7 +475,7 @@ run(struct opts *o)
 	struct mk_phy2log pl = { 0 };
 	struct mk_a2a_series ser = { 0 };
 	void *jsonl = NULL;
-	struct mk_a2a_trace_shape sh;
+	struct mk_moe_trace_shape sh;
 	struct mk_progress pg;
 	struct mk_a2a_job *j;
 	struct mk_src *s;

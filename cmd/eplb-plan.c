@@ -16,9 +16,9 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "eplb/eplb.h"
-#include "eplb/eplb_plan.h"
-#include "eplb/loads.h"
-#include "a2a/a2a_routing.h"
+#include "moe/plan.h"
+#include "moe/loads.h"
+#include "moe/routing.h"
 
 enum { O_R, O_NRED, O_G, O_N, O_K, O_POLICY, O_ALGO, O_OBJ, O_WINDOW,
 	O_HISTORY, O_SKIP, O_WIDTH, O_PREV, O_GAIN, O_MOVES, O_BYTES, O_EVAL,
@@ -378,17 +378,17 @@ routing_traffic(const struct opts *o, const struct mk_loads *ld,
     const struct mk_eplb_out *plan)
 {
 	const size_t R = (size_t)o->cfg.R;
-	struct mk_a2a_routing rt;
-	struct mk_a2a_jsonl f;
+	struct mk_moe_routing rt;
+	struct mk_moe_jsonl f;
 	struct mk_src *s;
 	struct mk_err e;
 	int64_t *tr, *per, *rows, out[2];
 	char buf[256];
 	int i, r, t;
 
-	if (mk_a2a_jsonl_fields(NULL, &f, buf, sizeof(buf), &e) < 0 ||
+	if (mk_moe_jsonl_fields(NULL, &f, buf, sizeof(buf), &e) < 0 ||
 	    (s = mk_src_open(o->routing, &e)) == NULL ||
-	    mk_a2a_routing_read(s, &f, o->cfg.E, 1, &rt, &e) < 0)
+	    mk_moe_routing_read(s, &f, o->cfg.E, 1, &rt, &e) < 0)
 		mk_fail(NULL, &e);
 	tr = calloc(2 * (size_t)ld->L, sizeof(int64_t));
 	per = calloc(2 * (size_t)rt.L, sizeof(int64_t));
@@ -405,7 +405,7 @@ routing_traffic(const struct opts *o, const struct mk_loads *ld,
 		    sizeof(int64_t) * R);
 	}
 	for (t = 0; t < rt.T; t++)
-		if (mk_a2a_routing_traffic(&rt, t, rows, o->cfg.R, o->cfg.G,
+		if (mk_moe_routing_traffic(&rt, t, rows, o->cfg.R, o->cfg.G,
 		    o->cfg.G / o->cfg.N, out, per, &e) < 0)
 			mk_fail(s, &e);
 	for (i = 0; i < rt.L; i++)
@@ -414,7 +414,7 @@ routing_traffic(const struct opts *o, const struct mk_loads *ld,
 				tr[2 * r] += per[2 * i];
 				tr[2 * r + 1] += per[2 * i + 1];
 			}
-	mk_a2a_routing_free(&rt);
+	mk_moe_routing_free(&rt);
 	mk_src_close(s);
 	free(per);
 	free(rows);

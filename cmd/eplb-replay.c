@@ -13,11 +13,11 @@
 
 #include "moekit.h"
 #include "base/mem.h"
-#include "a2a/a2a_routing.h"
+#include "moe/routing.h"
 #include "cli/progress.h"
 #include "eplb/eplb.h"
 #include "eplb/eplb_replay.h"
-#include "eplb/loads.h"
+#include "moe/loads.h"
 
 #define NL	32		/* values a list may hold */
 #define MAXCFG	4096		/* configurations a sweep may hold */
@@ -87,7 +87,7 @@ struct opts {
 	int64_t	 mov[NL];
 	double	 gain[NL], bytes[NL];
 	const char *plot, *steps, *file;
-	struct mk_a2a_jsonl fields;
+	struct mk_moe_jsonl fields;
 	char	 fieldbuf[256];
 };
 
@@ -158,7 +158,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	o->skip = ((struct arg_lit *)a[O_SKIP])->count > 0;
 	o->E = (int)mk_arg_int(a[O_E], 1, 1 << 20, 0, "--experts");
 	o->tps = (int)mk_arg_int(a[O_TPS], 1, 1 << 30, 1, "--tokens-per-step");
-	if (mk_a2a_jsonl_fields(((struct arg_str *)a[O_FIELDS])->count ?
+	if (mk_moe_jsonl_fields(((struct arg_str *)a[O_FIELDS])->count ?
 	    mk_arg_str(a[O_FIELDS]) : NULL, &o->fields, o->fieldbuf,
 	    sizeof(o->fieldbuf), &e) < 0)
 		mk_usage_error("%s", e.msg);
@@ -172,7 +172,7 @@ static int
 traffic(void *ctx, int t, const struct mk_eplb_cfg *c, const int64_t *p2l,
     int64_t out[2], struct mk_err *e)
 {
-	return mk_a2a_routing_traffic(ctx, t, p2l, c->R, c->G, c->G / c->N,
+	return mk_moe_routing_traffic(ctx, t, p2l, c->R, c->G, c->G / c->N,
 	    out, NULL, e);
 }
 
@@ -216,7 +216,7 @@ integer_loads(const struct mk_loads *ld)
 
 /* The log, as routing records (with their traffic) or a load log. */
 static void
-read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
+read_log(struct opts *o, struct mk_loads *ld, struct mk_moe_routing *rt,
     struct mk_replay_log *log)
 {
 	const unsigned char *p;
@@ -231,16 +231,16 @@ read_log(struct opts *o, struct mk_loads *ld, struct mk_a2a_routing *rt,
 		mk_fail(s, &e);
 	if ((m = mk_src_mem(p, n, mk_src_name(s), 0)) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	if (mk_a2a_routing_is(p, n, fmt, &o->fields)) {
+	if (mk_moe_routing_is(p, n, fmt, &o->fields)) {
 		if (o->E == 0)
 			mk_usage_error("%s: routing records: give -E, the model's "
 			    "experts", mk_src_name(s));
-		if (mk_a2a_routing_read(m, &o->fields, o->E, o->tps, rt, &e) < 0)
+		if (mk_moe_routing_read(m, &o->fields, o->E, o->tps, rt, &e) < 0)
 			mk_fail(m, &e);
 		if ((w = mk_mem_alloc(sizeof(double) * (size_t)rt->T *
 		    (size_t)rt->L * (size_t)rt->E)) == NULL)
 			err(MK_EXIT_DATA, NULL);
-		mk_a2a_routing_loads(rt, w);
+		mk_moe_routing_loads(rt, w);
 		*log = (struct mk_replay_log){ rt->T, rt->L, rt->E, w, NULL,
 		    NULL, traffic, rt, 1 };
 	} else {
@@ -324,7 +324,7 @@ main(int argc, char *argv[])
 	struct mk_replay_cfg *rc;
 	struct mk_replay_res *res;
 	struct mk_replay_log log;
-	struct mk_a2a_routing rt = { 0 };
+	struct mk_moe_routing rt = { 0 };
 	struct mk_loads ld = { 0 };
 	struct mk_out *w, *pic = NULL, *stp = NULL;
 	struct prog g = { { 0 }, 0 };
@@ -375,7 +375,7 @@ main(int argc, char *argv[])
 	mk_out_close(w);
 	if (log.traffic != NULL)
 		mk_mem_free((void *)log.w);
-	mk_a2a_routing_free(&rt);
+	mk_moe_routing_free(&rt);
 	mk_loads_free(&ld);
 	free(res);
 	free(rc);

@@ -19,12 +19,10 @@
 #include <stdint.h>
 
 #include "base/errmsg.h"
+#include "moe/step.h"
 
 #define MK_A2A_NVL		8	/* DeepEP's NUM_MAX_NVL_PEERS */
-#define MK_A2A_MAX_RANKS	512	/* a low-latency-only group (below) */
 #define MK_A2A_NORMAL_RANKS	160	/* DeepEP's normal mode: 8 x 20 */
-#define MK_A2A_MAX_TOPK		32
-#define MK_A2A_MASK_WORDS	((MK_A2A_MAX_RANKS + 63) / 64)
 
 enum mk_a2a_style { MK_A2A_DEEPEP, MK_A2A_TRITON };
 
@@ -42,45 +40,10 @@ struct mk_a2a_cfg {
 				 * step's most tokens on a rank) */
 	int	ll_only;	/* DeepEP's low-latency mode alone: any R
 				 * below 8 or a multiple of 8 (up to
-				 * MK_A2A_MAX_RANKS), top-11 at most, no
+				 * MK_MOE_MAX_RANKS), top-11 at most, no
 				 * normal-mode outputs, no node limit */
 };
 
-/*
- * One step of a routing trace: rank r's topk ids are T[r] rows of K
- * integers (i32 or i64, row-major) at ids[r].
- *
- * When load is set, tokens [t0, t1) of rank r are at ids[r] only after
- * load(ctx, r, t0, t1, e) returned 0 (it may run in any thread, on
- * disjoint ranges at once).  mk_a2a_layout loads each piece of a rank in
- * the thread that then counts it, so that the ids arrive in that core's
- * cache just before they are used; after it returns 0, every rank is
- * loaded.  Anything else reading the ids first calls mk_a2a_step_load.
- */
-struct mk_a2a_step {
-	int		 R, K;
-	int		 elem;		/* 4 or 8 bytes per id */
-	const void	*ids[MK_A2A_MAX_RANKS];
-	int64_t		 T[MK_A2A_MAX_RANKS];
-	int		(*load)(void *ctx, int r, int64_t t0, int64_t t1,
-			    struct mk_err *e);
-	void		*ctx;
-};
-
-/*
- * Load every rank (on `threads` threads) and clear s->load.  Returns 0 or
- * -1 with e filled.
- */
-int	mk_a2a_step_load(struct mk_a2a_step *s, int threads, struct mk_err *e);
-
-/* Slot j of token t of rank r (a loaded step). */
-static inline int64_t
-mk_a2a_id(const struct mk_a2a_step *s, int r, int64_t t, int j)
-{
-	if (s->elem == 4)
-		return ((const int32_t *)s->ids[r])[t * s->K + j];
-	return ((const int64_t *)s->ids[r])[t * s->K + j];
-}
 
 /* Group-wide results of one step; arrays are row-major, sized by cfg. */
 struct mk_a2a_group {
@@ -147,30 +110,20 @@ void	mk_a2a_group_free(struct mk_a2a_group *g);
  * (ignored with c->lenient), and so is a token reaching more than 8 nodes.
  * where prefixes messages, separator included ("t.npy: step 3, ").  Returns 0 or -1 with e filled.
  */
-int	mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+int	mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
 	    struct mk_a2a_group *g, const char *where, struct mk_err *e);
 
 /*
- * mk_a2a_layout of n steps s[0..n-1] (n <= MK_A2A_MAX_STEPS) into groups
+ * mk_a2a_layout of n steps s[0..n-1] (n <= MK_MOE_MAX_STEPS) into groups
  * g[0..n-1] (allocated for c alike), counted by one team at once: the
  * threads wait for the slowest once for n steps, not n times.  On error,
  * that of the earliest step (where[k] prefixes its messages); the groups
  * are then incomplete.
  */
-#define MK_A2A_MAX_STEPS	16
 int	mk_a2a_layout_steps(const struct mk_a2a_cfg *c,
-	    const struct mk_a2a_step *s, struct mk_a2a_group *g, int n,
+	    const struct mk_moe_step *s, struct mk_a2a_group *g, int n,
 	    const char *const *where, struct mk_err *e);
 
-/*
- * Dispatches of step s (loaded; ids in [0, P), P/R a rank, ids outside
- * go nowhere) counted as DeepEP's num_tokens_per_rdma_rank counts them,
- * for nodes of `per` consecutive ranks: a token once per destination
- * node.  out[0]: those to a node not the token's own (its rank's), out[1]
- * all.  With per 8 the sums of mk_a2a_layout's tokens_per_node.
- */
-void	mk_a2a_node_dispatch(const struct mk_a2a_step *s, int P, int per,
-	    int64_t out[2]);
 
 /* Per-token outputs of one rank (DeepEP style), sized by the step. */
 struct mk_a2a_rank {
@@ -204,14 +157,14 @@ struct mk_a2a_rank {
  * (from mk_a2a_layout).  Fills and allocates out (free with
  * mk_a2a_rank_free).  Returns 0 or -1 with e filled.
  */
-int	mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+int	mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
 	    const struct mk_a2a_group *g, int r, struct mk_a2a_rank *out,
 	    struct mk_err *e);
 void	mk_a2a_rank_free(struct mk_a2a_rank *out);
 
 /* mk_a2a_rank's Triton-distributed part (a2a_triton.c). */
 int	mk_a2a_triton_rank(const struct mk_a2a_cfg *c,
-	    const struct mk_a2a_step *s, const struct mk_a2a_group *g, int r,
+	    const struct mk_moe_step *s, const struct mk_a2a_group *g, int r,
 	    struct mk_a2a_rank *out, struct mk_err *e);
 
 /*

@@ -4,23 +4,23 @@
 #include <string.h>
 
 #include "a2a/a2a_job.h"
-#include "a2a/a2a_phys.h"
+#include "moe/phys.h"
 #include "base/threads.h"
 
 struct mk_a2a_job {
 	struct mk_a2a_job_opts	 o;
 	struct mk_a2a_cfg	 c;
-	struct mk_a2a_trace	*tr;
-	struct mk_a2a_trace_shape sh;
-	struct mk_a2a_phys	*map;		/* [plan_rows] with a plan */
+	struct mk_moe_trace	*tr;
+	struct mk_moe_trace_shape sh;
+	struct mk_moe_phys	*map;		/* [plan_rows] with a plan */
 	int			 nmap;		/* of them built */
 	int			 narrow;	/* i64 ids read as DeepEP's int */
 	int32_t			**pbuf;		/* [R] a step's ids, routed or
 						 * narrowed */
 	size_t			*pcap;		/* [R] ids each holds */
 	int			 nbmax;		/* steps laid out at once */
-	struct mk_a2a_step	 st[MK_A2A_MAX_STEPS], ph;
-	struct mk_a2a_group	 g[MK_A2A_MAX_STEPS];
+	struct mk_moe_step	 st[MK_MOE_MAX_STEPS], ph;
+	struct mk_a2a_group	 g[MK_MOE_MAX_STEPS];
 	int			 nb, b;		/* the batch; the next of it */
 	int			 step;		/* the batch's first step */
 	int64_t			*rows;		/* [R] */
@@ -98,7 +98,7 @@ open_plan(struct mk_a2a_job *j, struct mk_err *e)
 			    o->plan_name, l);
 		else
 			snprintf(what, sizeof(what), "%.256s", o->plan_name);
-		if (mk_a2a_phys_init(&j->map[l], o->plan + (size_t)l *
+		if (mk_moe_phys_init(&j->map[l], o->plan + (size_t)l *
 		    (size_t)o->plan_slots, o->plan_slots, o->plan_experts,
 		    what, e) < 0)
 			return -1;
@@ -120,7 +120,7 @@ open_bufs(struct mk_a2a_job *j, struct mk_err *e)
 
 /* Room in pbuf for the loaded step st's ids (its data is read now). */
 static int
-grow_bufs(struct mk_a2a_job *j, const struct mk_a2a_step *st,
+grow_bufs(struct mk_a2a_job *j, const struct mk_moe_step *st,
     const char *where, struct mk_err *e)
 {
 	size_t want;
@@ -146,7 +146,7 @@ grow_bufs(struct mk_a2a_job *j, const struct mk_a2a_step *st,
  * 64 MiB at the counting's pace), else on all (base/threads.h).
  */
 static int
-threads(const struct mk_a2a_trace_shape *sh)
+threads(const struct mk_moe_trace_shape *sh)
 {
 	double bytes = (double)(sh->S > 0 ? sh->S : 1) * sh->R *
 	    (double)sh->max_T * sh->K * sh->elem;
@@ -159,9 +159,9 @@ job_open(struct mk_a2a_job *j, struct mk_src *s, struct mk_err *e)
 {
 	int b;
 
-	if ((j->tr = mk_a2a_trace_open(s, j->o.R, e)) == NULL)
+	if ((j->tr = mk_moe_trace_open(s, j->o.R, e)) == NULL)
 		return -1;
-	j->sh = mk_a2a_trace_shape(j->tr);
+	j->sh = mk_moe_trace_shape(j->tr);
 	j->c.R = j->sh.R;
 	j->c.K = j->sh.K;
 	j->c.threads = threads(&j->sh);
@@ -175,7 +175,7 @@ job_open(struct mk_a2a_job *j, struct mk_src *s, struct mk_err *e)
 	if ((j->o.plan != NULL || j->narrow) && open_bufs(j, e) < 0)
 		return -1;
 	/* several steps of a file read in place; a mapping goes by one */
-	j->nbmax = j->pbuf == NULL ? mk_a2a_trace_batch(j->tr) : 1;
+	j->nbmax = j->pbuf == NULL ? mk_moe_trace_batch(j->tr) : 1;
 	for (b = 0; b < j->nbmax; b++)
 		if (mk_a2a_group_alloc(&j->g[b], &j->c) < 0)
 			return mk_err_data(e, "out of memory");
@@ -216,7 +216,7 @@ mk_a2a_job_cfg(const struct mk_a2a_job *j)
 	return &j->c;
 }
 
-struct mk_a2a_trace_shape
+struct mk_moe_trace_shape
 mk_a2a_job_shape(const struct mk_a2a_job *j)
 {
 	return j->sh;
@@ -231,17 +231,17 @@ route(struct mk_a2a_job *j, const char *where, struct mk_err *e)
 {
 	int l = j->nmap > 1 ? j->step : 0;
 
-	if (mk_a2a_step_load(&j->st[0], j->c.threads, e) < 0 ||
+	if (mk_moe_step_load(&j->st[0], j->c.threads, e) < 0 ||
 	    grow_bufs(j, &j->st[0], where, e) < 0)
 		return -1;
 	if (j->narrow) {
-		mk_a2a_step_narrow(&j->st[0], &j->ph, j->pbuf);
+		mk_moe_step_narrow(&j->st[0], &j->ph, j->pbuf);
 		return 0;
 	}
 	if (l >= j->nmap)
 		return mk_err_data(e, "%s%s has %d layers (--layer-per-step)",
 		    where, j->o.plan_name, j->nmap);
-	return mk_a2a_phys_map(&j->map[l], &j->st[0], &j->ph, j->pbuf,
+	return mk_moe_phys_map(&j->map[l], &j->st[0], &j->ph, j->pbuf,
 	    j->c.lenient, where, e);
 }
 
@@ -249,21 +249,21 @@ route(struct mk_a2a_job *j, const char *where, struct mk_err *e)
 static int
 next_batch(struct mk_a2a_job *j, struct mk_err *e)
 {
-	char where[MK_A2A_MAX_STEPS][320];
-	const char *wherev[MK_A2A_MAX_STEPS];
+	char where[MK_MOE_MAX_STEPS][320];
+	const char *wherev[MK_MOE_MAX_STEPS];
 	int b, nb;
 
 	j->step += j->nb;
 	j->nb = j->b = 0;
-	if ((nb = mk_a2a_trace_next_steps(j->tr, j->st, j->nbmax, e)) <= 0)
+	if ((nb = mk_moe_trace_next_steps(j->tr, j->st, j->nbmax, e)) <= 0)
 		return nb;
 	for (b = 0; b < nb; b++) {
 		if (j->sh.stepped)
 			snprintf(where[b], sizeof(where[b]), "%.256s: step %d, ",
-			    mk_a2a_trace_name(j->tr), j->step + b);
+			    mk_moe_trace_name(j->tr), j->step + b);
 		else
 			snprintf(where[b], sizeof(where[b]), "%.256s: ",
-			    mk_a2a_trace_name(j->tr));
+			    mk_moe_trace_name(j->tr));
 		wherev[b] = where[b];
 	}
 	if (j->pbuf != NULL && route(j, where[0], e) < 0)
@@ -324,7 +324,7 @@ mk_a2a_job_tally(const struct mk_a2a_job *j)
 char *
 mk_a2a_job_describe(const struct mk_a2a_job *j, char *buf, size_t size)
 {
-	return mk_a2a_trace_describe(j->tr, buf, size);
+	return mk_moe_trace_describe(j->tr, buf, size);
 }
 
 void
@@ -335,7 +335,7 @@ mk_a2a_job_close(struct mk_a2a_job *j)
 	if (j == NULL)
 		return;
 	mk_a2a_rank_free(&j->pr);
-	for (b = 0; b < MK_A2A_MAX_STEPS; b++)
+	for (b = 0; b < MK_MOE_MAX_STEPS; b++)
 		mk_a2a_group_free(&j->g[b]);
 	if (j->pbuf != NULL)
 		for (r = 0; r < j->sh.R; r++)
@@ -343,9 +343,9 @@ mk_a2a_job_close(struct mk_a2a_job *j)
 	free(j->pbuf);
 	free(j->pcap);
 	for (b = 0; b < j->nmap; b++)
-		mk_a2a_phys_free(&j->map[b]);
+		mk_moe_phys_free(&j->map[b]);
 	free(j->map);
-	mk_a2a_trace_close(j->tr);
+	mk_moe_trace_close(j->tr);
 	free(j->rows);
 	free(j);
 }

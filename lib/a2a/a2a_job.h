@@ -18,7 +18,7 @@
 
 #include "a2a/a2a.h"
 #include "a2a/a2a_report.h"
-#include "a2a/a2a_trace.h"
+#include "moe/trace.h"
 #include "base/errmsg.h"
 #include "tensor/src.h"
 
@@ -72,7 +72,7 @@ struct mk_a2a_job	*mk_a2a_job_open(const struct mk_a2a_job_opts *o,
 
 /* The group's configuration (R, K, E resolved) and the trace's shape. */
 const struct mk_a2a_cfg	*mk_a2a_job_cfg(const struct mk_a2a_job *j);
-struct mk_a2a_trace_shape mk_a2a_job_shape(const struct mk_a2a_job *j);
+struct mk_moe_trace_shape mk_a2a_job_shape(const struct mk_a2a_job *j);
 
 /*
  * Leave a CPU to another thread of the caller (one that writes outputs
@@ -93,7 +93,7 @@ int	mk_a2a_job_next(struct mk_a2a_job *j, struct mk_a2a_view *v,
 /* The worst case over the steps handed out so far (for the report). */
 const struct mk_a2a_tally	*mk_a2a_job_tally(const struct mk_a2a_job *j);
 
-/* -v: how the trace was read (mk_a2a_trace_describe). Returns buf. */
+/* -v: how the trace was read (mk_moe_trace_describe). Returns buf. */
 char	*mk_a2a_job_describe(const struct mk_a2a_job *j, char *buf,
 	    size_t size);
 

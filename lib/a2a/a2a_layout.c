@@ -55,17 +55,17 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 	size_t i;
 	int ok;
 
-	if (c->R < 1 || c->R > MK_A2A_MAX_RANKS)
+	if (c->R < 1 || c->R > MK_MOE_MAX_RANKS)
 		return mk_err_usage(e, "%d ranks: a2a-layout supports 1 to %d",
-		    c->R, MK_A2A_MAX_RANKS);
+		    c->R, MK_MOE_MAX_RANKS);
 	if (c->E < 1 || c->E % c->R != 0)
 		return mk_err_usage(e, "%d experts on %d ranks: %s requires "
 		    "E %% R == 0 (%s)", c->E, c->R, who, c->style ==
 		    MK_A2A_TRITON ? "num_tot_experts % world_size" :
 		    "num_tokens_per_expert.size(0) % num_ranks");
-	if (c->K < 1 || c->K > MK_A2A_MAX_TOPK)
+	if (c->K < 1 || c->K > MK_MOE_MAX_TOPK)
 		return mk_err_usage(e, "top-%d: DeepEP's dispatch kernels "
-		    "require 1 <= K <= %d", c->K, MK_A2A_MAX_TOPK);
+		    "require 1 <= K <= %d", c->K, MK_MOE_MAX_TOPK);
 	if (c->C < 1)
 		return mk_err_usage(e, "no channels: --num-sms must be at "
 		    "least 2");
@@ -228,7 +228,7 @@ mk_a2a_group_alloc(struct mk_a2a_group *g, const struct mk_a2a_cfg *c)
  * or too many nodes.  Returns -1 with e filled.
  */
 static int
-explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+explain(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int src,
     int64_t t, const char *where, struct mk_err *e)
 {
 	int64_t x, E = c->E;
@@ -236,7 +236,7 @@ explain(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
 	int j, triton = c->style == MK_A2A_TRITON;
 
 	for (j = 0; j < c->K; j++) {
-		x = mk_a2a_id(s, src, t, j);
+		x = mk_moe_id(s, src, t, j);
 		if (x >= 0 && x < E)
 			nodes |= (uint64_t)1 << (x / (E / c->R) / MK_A2A_NVL);
 		else if (x != -1 && !(triton && x == E) && !c->lenient)
@@ -282,7 +282,7 @@ piece_of(const struct mk_a2a_cfg *c, const struct mk_a2a_group *g,
  * the token the kernel stopped at.
  */
 static int64_t
-count_piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+count_piece(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     int src, int p, const struct piece *pc, struct mk_a2a_group *g)
 {
 	int R = c->R, C = c->C, inter = mk_a2a_internode(c);
@@ -428,47 +428,14 @@ receive_rank(const struct mk_a2a_cfg *c, struct mk_a2a_group *g, int r)
 	g->recv_rows[r] = (int32_t)off;
 }
 
-/*
- * Load tokens [t0, t1) of rank r of s if it has a loader.  On failure
- * keep in *e the error of the lowest key (step * R + rank; *first holds
- * it), so that the message does not depend on thread timing.
- */
-static int
-load_rank(const struct mk_a2a_step *s, int r, int64_t t0, int64_t t1,
-    int key, int *first, struct mk_err *e)
-{
-	struct mk_err le;
 
-	if (s->load == NULL || s->load(s->ctx, r, t0, t1, &le) == 0)
-		return 0;
-#pragma omp critical(mk_a2a_load)
-	if (key < *first) {
-		*first = key;
-		*e = le;
-	}
-	return -1;
-}
-
-int
-mk_a2a_step_load(struct mk_a2a_step *s, int threads, struct mk_err *e)
-{
-	int r, first = s->R;
-
-	(void)threads;		/* without OpenMP */
-#pragma omp parallel for schedule(dynamic, 1) if (s->R > 1 && threads > 1) \
-    num_threads(threads > 1 ? threads : 1)
-	for (r = 0; r < s->R; r++)
-		(void)load_rank(s, r, 0, s->T[r], r, &first, e);
-	s->load = NULL;
-	return first < s->R ? -1 : 0;
-}
 
 /*
  * Count piece i (of n * R * pieces: step, source rank, piece) and finish
  * its rank if it was the rank's last.
  */
 static int64_t
-piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
+piece(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int i,
     struct mk_a2a_group *g, int *first, struct mk_err *e)
 {
 	int per_step = c->R * g->pieces, k = i / per_step;
@@ -479,7 +446,7 @@ piece(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int i,
 	s += k;
 	g += k;
 	pc = piece_of(c, g, s->T[src], p);
-	if (load_rank(s, src, pc.t0, pc.t1, k * c->R + src, first, e) < 0)
+	if (mk_moe_step_load_rank(s, src, pc.t0, pc.t1, k * c->R + src, first, e) < 0)
 		return -1;
 	bad = count_piece(c, s, src, p, &pc, g);
 	if (__atomic_add_fetch(&g->pieces_done[src], 1, __ATOMIC_ACQ_REL) ==
@@ -501,7 +468,7 @@ step_ok(const int64_t *bad, int k, int per_step)
 }
 
 int
-mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     struct mk_a2a_group *g, int n, const char *const *where,
     struct mk_err *e)
 {
@@ -552,7 +519,7 @@ mk_a2a_layout_steps(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 }
 
 int
-mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+mk_a2a_layout(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     struct mk_a2a_group *g, const char *where, struct mk_err *e)
 {
 	return mk_a2a_layout_steps(c, s, g, 1, &where, e);

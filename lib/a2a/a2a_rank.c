@@ -32,15 +32,15 @@ mk_a2a_rank_free(struct mk_a2a_rank *o)
 
 /* The destination ranks of token t of src as a bitset. */
 static void
-token_mask(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+token_mask(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int src,
     int64_t t, uint64_t *mask)
 {
 	int64_t x, epr = c->E / c->R;
 	int j, d;
 
-	memset(mask, 0, sizeof(uint64_t) * MK_A2A_MASK_WORDS);
+	memset(mask, 0, sizeof(uint64_t) * MK_MOE_MASK_WORDS);
 	for (j = 0; j < c->K; j++) {
-		x = mk_a2a_id(s, src, t, j);
+		x = mk_moe_id(s, src, t, j);
 		if (x >= 0 && x < c->E) {
 			d = (int)(x / epr);
 			mask[d >> 6] |= (uint64_t)1 << (d & 63);
@@ -71,10 +71,10 @@ chan_per(int64_t T, int C)
 
 /* is_token_in_rank of rank r. */
 static void
-in_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
+in_rank(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int r,
     struct mk_a2a_rank *o)
 {
-	uint64_t m[MK_A2A_MASK_WORDS];
+	uint64_t m[MK_MOE_MASK_WORDS];
 	int64_t t;
 	int d;
 
@@ -88,13 +88,13 @@ in_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
 
 /* Sender side: the send heads of rank r. */
 static void
-sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
+sender(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int r,
     struct mk_a2a_rank *o)
 {
 	int R = c->R, inter = mk_a2a_internode(c);
 	int RR = inter ? R / MK_A2A_NVL : 1;
-	int64_t T = s->T[r], per = chan_per(T, c->C), t, k[MK_A2A_MAX_RANKS];
-	uint64_t m[MK_A2A_MASK_WORDS];
+	int64_t T = s->T[r], per = chan_per(T, c->C), t, k[MK_MOE_MAX_RANKS];
+	uint64_t m[MK_MOE_MASK_WORDS];
 	int D, w = inter ? RR : R;
 
 	for (t = 0; t < T; t++) {
@@ -113,13 +113,13 @@ sender(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int r,
  * with their source token, local topk ids and (internode) SourceMeta.
  */
 static void
-receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+receiver(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o)
 {
 	int R = c->R, C = c->C, K = c->K, inter = mk_a2a_internode(c), src, j, ch;
 	int64_t epr = c->E / R, row = 0, t, x;
 	int32_t *cp;
-	uint64_t m[MK_A2A_MASK_WORDS];
+	uint64_t m[MK_MOE_MASK_WORDS];
 
 	for (src = 0; src < R; src++) {
 		for (t = 0; t < s->T[src]; t++) {
@@ -128,7 +128,7 @@ receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 				continue;
 			o->recv_src_idx[row] = (int32_t)t;
 			for (j = 0; j < K; j++) {
-				x = mk_a2a_id(s, src, t, j);
+				x = mk_moe_id(s, src, t, j);
 				o->recv_topk[row * K + j] = x >= r * epr &&
 				    x < (r + 1) * epr && x < c->E ? x - r * epr :
 				    -1;
@@ -159,13 +159,13 @@ receiver(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
  * stream's tokens bound for (D, j'), else -1.
  */
 static void
-forwarder(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+forwarder(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o)
 {
 	int R = c->R, C = c->C, RR = R / MK_A2A_NVL, D = r / MK_A2A_NVL;
 	int n = r % MK_A2A_NVL, S, src, j, bits, ch;
 	int64_t row = 0, t, per, k[MK_A2A_NVL];
-	uint64_t m[MK_A2A_MASK_WORDS];
+	uint64_t m[MK_MOE_MASK_WORDS];
 
 	for (S = 0; S < RR; S++) {
 		src = S * MK_A2A_NVL + n;
@@ -189,7 +189,7 @@ forwarder(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 }
 
 int
-mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+mk_a2a_rank(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
     struct mk_err *e)
 {

@@ -53,12 +53,12 @@ spread(uint64_t b)
 #define BYTE_MAX	255
 
 struct counts {
-	uint64_t	 rank[MK_A2A_MASK_WORDS * 8];	/* 8 ranks a word */
-	uint64_t	 node[MK_A2A_MAX_RANKS / 64];	/* 8 nodes a word */
+	uint64_t	 rank[MK_MOE_MASK_WORDS * 8];	/* 8 ranks a word */
+	uint64_t	 node[MK_MOE_MAX_RANKS / 64];	/* 8 nodes a word */
 };
 
 /* A token's nodes are one bit each of a word */
-_Static_assert(MK_A2A_MAX_RANKS / MK_A2A_NVL <= 64, "nodes in a word");
+_Static_assert(MK_MOE_MAX_RANKS / MK_A2A_NVL <= 64, "nodes in a word");
 
 /* Add the byte counters of n ranks to column ch of out ([n][C]), zero. */
 static void
@@ -85,7 +85,7 @@ span(const struct mk_a2a_scan *s, int64_t t, int64_t t1, int ch)
 	const uint64_t trash = (uint64_t)E + 2;
 	const void *ids = s->ids;
 	int32_t *hist = s->hist;
-	uint64_t mask[MK_A2A_MASK_WORDS], nodes, i;
+	uint64_t mask[MK_MOE_MASK_WORDS], nodes, i;
 	struct counts c;
 	int64_t x, t0 = t;
 	int j, w, d;

@@ -25,7 +25,7 @@ expert(const struct mk_a2a_cfg *c, int64_t x)
  * plus src's earlier slots of that expert; -1 for drops.  seen: [E].
  */
 static void
-scatter_of(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+scatter_of(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int src, int32_t *out, int32_t *seen)
 {
 	int64_t t, x, epr = c->E / c->R;
@@ -34,7 +34,7 @@ scatter_of(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 	memset(seen, 0, sizeof(int32_t) * (size_t)c->E);
 	for (t = 0; t < s->T[src]; t++)
 		for (j = 0; j < K; j++) {
-			x = mk_a2a_id(s, src, t, j);
+			x = mk_moe_id(s, src, t, j);
 			out[t * K + j] = !expert(c, x) ? -1 : g->recv_offset[
 			    ((size_t)(x / epr) * (size_t)epr + (size_t)(x %
 			    epr)) * (size_t)c->R + (size_t)src] + seen[x]++;
@@ -43,14 +43,14 @@ scatter_of(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 
 /* Whether token t of src has a slot on node n. */
 static int
-sends_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+sends_to(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int src,
     int64_t t, int n)
 {
 	int64_t x, per_node = (int64_t)(c->E / c->R) * c->local;
 	int j;
 
 	for (j = 0; j < c->K; j++) {
-		x = mk_a2a_id(s, src, t, j);
+		x = mk_moe_id(s, src, t, j);
 		if (expert(c, x) && x / per_node == n)
 			return 1;
 	}
@@ -63,7 +63,7 @@ sends_to(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
  * tiles of 256, the c-th run of a tile at column tile + c.
  */
 static void
-reqs_of(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
+reqs_of(const struct mk_a2a_cfg *c, const struct mk_moe_step *s, int src,
     int n, int32_t *out, int64_t stride)
 {
 	int64_t T = s->T[src], t, tile, start, col;
@@ -99,7 +99,7 @@ reqs_of(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s, int src,
  * shown as fresh buffers).
  */
 static void
-receiver_views(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+receiver_views(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
     int32_t *tmp, int32_t *seen)
 {
@@ -115,7 +115,7 @@ receiver_views(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 		for (i = 0; i < M * K; i++) {
 			t = i / K;
 			sc[i] = t < s->T[src] ? tmp[i] : -1;
-			ids[i] = t < s->T[src] ? (int32_t)mk_a2a_id(s, src, t,
+			ids[i] = t < s->T[src] ? (int32_t)mk_moe_id(s, src, t,
 			    (int)(i % K)) : -1;
 		}
 		reqs_of(c, s, src, r / c->local, o->recv_reqs + (size_t)m *
@@ -131,7 +131,7 @@ receiver_views(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
  * (skipped_token_topk_mapping_indices; -1 elsewhere, as fresh).
  */
 static void
-skipped(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+skipped(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
     int32_t *tmp, int32_t *seen)
 {
@@ -144,12 +144,12 @@ skipped(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 		scatter_of(c, s, g, src, tmp, seen);
 		for (t = 0; t < s->T[src]; t++)
 			for (j = 0; j < K; j++) {
-				x = mk_a2a_id(s, src, t, j);
+				x = mk_moe_id(s, src, t, j);
 				if (!expert(c, x) || x / epr != r)
 					continue;
 				at = tmp[t * K + j];
 				for (k = 0, first = at; k < j; k++) {
-					x = mk_a2a_id(s, src, t, k);
+					x = mk_moe_id(s, src, t, k);
 					if (expert(c, x) && x / epr == r) {
 						first = tmp[t * K + k];
 						break;
@@ -162,7 +162,7 @@ skipped(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
 }
 
 int
-mk_a2a_triton_rank(const struct mk_a2a_cfg *c, const struct mk_a2a_step *s,
+mk_a2a_triton_rank(const struct mk_a2a_cfg *c, const struct mk_moe_step *s,
     const struct mk_a2a_group *g, int r, struct mk_a2a_rank *o,
     struct mk_err *e)
 {

@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "moekit.h"
-#include "eplb/loads.h"
+#include "moe/loads.h"
 
 static void
 check_loads(const struct mk_loads *l, int history)

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "eplb/eplb_plan.h"
+#include "moe/plan.h"
 #include "fuzz.h"
 #include "memfile.h"
 #include "moekit.h"

@@ -18,7 +18,7 @@
 #include "fuzz.h"
 #include "moekit.h"
 #include "eplb/eplb.h"
-#include "eplb/loads.h"
+#include "moe/loads.h"
 
 static void
 check_layer(const struct mk_eplb_cfg *c, const int64_t *phy, const int64_t *rk,

@@ -15,7 +15,7 @@
 #include "fuzz.h"
 #include "moekit.h"
 #include "a2a/a2a_job.h"
-#include "a2a/a2a_jsonl.h"
+#include "moe/jsonl.h"
 
 /*
  * The trace as plain integers [S][R][T][K] (dims[0..3]; dims[4]: bytes
@@ -163,7 +163,7 @@ run(const uint8_t *data, size_t size, size_t drip, const int64_t *ids,
 static void
 jsonl(const uint8_t *data, size_t size)
 {
-	struct mk_a2a_jsonl o = { "layer", "problem_id", "token_idx",
+	struct mk_moe_jsonl o = { "layer", "problem_id", "token_idx",
 	    "experts", 1 + (size ? data[0] % 8 : 0), size > 1 && data[1] & 1 };
 	int64_t dims[5], *ids;
 	struct mk_src *s;
@@ -174,7 +174,7 @@ jsonl(const uint8_t *data, size_t size)
 	if ((s = mk_src_mem(data, size, "fuzz.jsonl", size % 7)) == NULL)
 		return;
 	e.msg[0] = '\0';
-	if (mk_a2a_jsonl_trace(s, &o, &npy, &n, &e) == 0) {
+	if (mk_moe_jsonl_trace(s, &o, &npy, &n, &e) == 0) {
 		ids = ids_of(npy, n, dims);
 		FUZZ_CHECK(ids != NULL && dims[1] == o.R);
 		run(npy, n, 0, ids, dims);

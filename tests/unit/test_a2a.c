@@ -33,7 +33,7 @@ test_worked_example(void)
 	static const int32_t src[10] = { 0, 4, 1, 4, 0, 2, 4, 0, 3, 4 };
 	static const int32_t ntpe0[8] = { 1, 2, 2, 2, 1, 1, 1, 1 };
 	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0, 1, 0, 0 };
-	struct mk_a2a_step s;
+	struct mk_moe_step s;
 	struct mk_a2a_group g;
 	struct mk_a2a_rank r;
 	struct mk_err e;
@@ -150,11 +150,11 @@ invariants(int R, int E, int K, int C, uint64_t seed)
 {
 	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
 	struct rng rg = { seed };
-	struct mk_a2a_step s;
+	struct mk_moe_step s;
 	struct mk_a2a_group g;
 	struct mk_a2a_rank rk;
 	struct mk_err e;
-	int64_t *ids[MK_A2A_MAX_RANKS], t, sum;
+	int64_t *ids[MK_MOE_MAX_RANKS], t, sum;
 	int src, d, r, j, ch, bad = 0, RR = R > 8 ? R / 8 : 1, inter = R > 8;
 	char *seen;
 
@@ -259,7 +259,7 @@ test_bad_ids(void)
 {
 	static const int64_t ids[2][2] = { { 0, 9 }, { 1, 2 } };
 	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
-	struct mk_a2a_step s;
+	struct mk_moe_step s;
 	struct mk_a2a_group g;
 	struct mk_err e;
 
@@ -293,10 +293,10 @@ pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 {
 	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0, 1, 0, 0 };
 	struct rng rg = { seed };
-	struct mk_a2a_step s;
+	struct mk_moe_step s;
 	struct mk_a2a_group g[2];
 	struct mk_err e[2];
-	int64_t *ids[MK_A2A_MAX_RANKS], t;
+	int64_t *ids[MK_MOE_MAX_RANKS], t;
 	size_t RR = R > 8 ? (size_t)R / 8 : 1, Rz = (size_t)R, epr = (size_t)(E / R);
 	int src, i, rc[2], diff = 0;
 

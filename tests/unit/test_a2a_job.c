@@ -2,7 +2,7 @@
  * test_a2a_job.c - a2a-layout's pass over a trace as a library call: a
  * file laid out in batches (read in place), by pread, and from a pipe
  * gives every step exactly what mk_a2a_layout gives it alone; a plan
- * routes logical ids as mk_a2a_phys_map does; the tally is the worst step;
+ * routes logical ids as mk_moe_phys_map does; the tally is the worst step;
  * a trace without steps is empty; the report prints DeepEP's numbers.
  */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 #include "a2a/a2a_job.h"
 #include "a2a/a2a_outputs.h"
-#include "a2a/a2a_phys.h"
+#include "moe/phys.h"
 #include "base/threads.h"
 #include "util.h"
 
@@ -123,14 +123,14 @@ run_job(struct mk_src *s, const char *read, const struct mk_a2a_job_opts *o,
  * mapping first when m is given), and the tally computed here.
  */
 static char *
-by_hand(const char *npy, size_t nbytes, const struct mk_a2a_phys *m,
+by_hand(const char *npy, size_t nbytes, const struct mk_moe_phys *m,
     size_t *len, struct mk_a2a_tally *tally)
 {
 	struct mk_a2a_cfg c = { NR, m ? m->P : NE, NK, 3, MK_A2A_DEEPEP, 1, 0,
 	    0, 1, 0, 0 };
 	struct mk_a2a_output out[MK_A2A_MAX_OUTPUTS];
 	struct mk_tensor t[1];
-	struct mk_a2a_step st, ph;
+	struct mk_moe_step st, ph;
 	struct mk_a2a_group g;
 	struct mk_err e;
 	int32_t *bufs[NR];
@@ -158,7 +158,7 @@ by_hand(const char *npy, size_t nbytes, const struct mk_a2a_phys *m,
 			    (size_t)r) * NT * NK;
 		}
 		if (m != NULL)
-			CU_ASSERT_FATAL(mk_a2a_phys_map(m, &st, &ph, bufs, 0,
+			CU_ASSERT_FATAL(mk_moe_phys_map(m, &st, &ph, bufs, 0,
 			    "", &e) == 0);
 		CU_ASSERT_FATAL(mk_a2a_layout(&c, m ? &ph : &st, &g, "", &e) ==
 		    0);
@@ -227,14 +227,14 @@ test_batches(void)
 	free(npy);
 }
 
-/* A plan routes the trace's logical ids as mk_a2a_phys_map does. */
+/* A plan routes the trace's logical ids as mk_moe_phys_map does. */
 static void
 test_plan(void)
 {
 	struct mk_a2a_sizing sz;
 	struct mk_a2a_job_opts o = job_opts(&sz);
 	struct mk_a2a_tally want, got;
-	struct mk_a2a_phys m;
+	struct mk_moe_phys m;
 	struct mk_src *s;
 	struct mk_err e;
 	int64_t plan[NE + 8];
@@ -245,7 +245,7 @@ test_plan(void)
 	/* 40 slots: experts 0..31, then 8 more replicas of the first 5 */
 	for (p = 0; p < NE + 8; p++)
 		plan[p] = p < NE ? (p * 7) % NE : p % 5;
-	CU_ASSERT_FATAL(mk_a2a_phys_init(&m, plan, NE + 8, NE, "plan", &e) == 0);
+	CU_ASSERT_FATAL(mk_moe_phys_init(&m, plan, NE + 8, NE, "plan", &e) == 0);
 	o.cfg.E = 0;
 	o.plan = plan;
 	o.plan_slots = NE + 8;
@@ -266,7 +266,7 @@ test_plan(void)
 	CU_ASSERT(same_tally(&got, &want));
 	mk_src_close(s);
 	mk_threads_set(0);
-	mk_a2a_phys_free(&m);
+	mk_moe_phys_free(&m);
 	free(w);
 	free(g);
 	free(npy);

@@ -34,7 +34,7 @@ static void
 reference(const struct mk_a2a_scan *s, struct want *w)
 {
 	int R = s->R, E = s->E, C = s->C, RR = R / MK_A2A_NVL, epr = E / R;
-	int to[MK_A2A_MAX_RANKS], node[MK_A2A_MAX_RANKS], j, d, n, ch;
+	int to[MK_MOE_MAX_RANKS], node[MK_MOE_MAX_RANKS], j, d, n, ch;
 	int64_t t, x;
 
 	memset(w->hist, 0, sizeof(int32_t) * (size_t)(E + 3));

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eplb/loads.h"
+#include "moe/loads.h"
 #include "util.h"
 
 static int

@@ -205,7 +205,7 @@ test_replay(void)
 }
 
 /*
- * mk_a2a_node_dispatch with nodes of 8 counts what DeepEP's layout's
+ * mk_moe_node_dispatch with nodes of 8 counts what DeepEP's layout's
  * tokens_per_node sums to, on random routing of 16 ranks.
  */
 static void
@@ -213,7 +213,7 @@ test_node_dispatch(void)
 {
 	struct mk_a2a_cfg c = { 16, 64, 4, 4, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
 	struct mk_a2a_group g;
-	struct mk_a2a_step s;
+	struct mk_moe_step s;
 	struct rng r = { 5 };
 	struct mk_err e;
 	int32_t *ids = malloc(sizeof(int32_t) * 16 * 50 * 4);
@@ -239,7 +239,7 @@ test_node_dispatch(void)
 			inter += d != src / 8 ? g.tokens_per_node[src * 2 + d] :
 			    0;
 		}
-	mk_a2a_node_dispatch(&s, 64, 8, out);
+	mk_moe_node_dispatch(&s, 64, 8, out);
 	CU_ASSERT_EQUAL(out[1], total);
 	CU_ASSERT_EQUAL(out[0], inter);
 	CU_ASSERT(inter > 0 && inter < total);

@@ -1,8 +1,7 @@
 /*
- * loads.c - expert load logs: which reader a source's format goes to,
- * joining inputs and dropping all-zero layers; see loads.h.  The forms
- * are read in loads_tensor.c (NPY, CSV) and loads_json.c (JSON, torch
- * .pt), with the helpers of loads_util.c.
+ * loads.c - expert load logs once read: inputs joined, all-zero layers
+ * found and dropped, the note about them; see loads.h.  loads_read.c
+ * sends each input to its form's reader.
  */
 #include <float.h>
 #include <math.h>
@@ -11,46 +10,10 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "eplb/loads.h"
-#include "eplb/loads_impl.h"
+#include "moe/loads.h"
+#include "moe/loads_impl.h"
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
-
-int
-mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
-    struct mk_err *e)
-{
-	struct mk_tensor t, extra;
-	int fmt, r;
-
-	memset(l, 0, sizeof(*l));
-	if (history == 0)
-		history = 1;
-	if ((fmt = mk_src_format(s, e)) < 0)
-		return -1;
-	if (fmt == MK_FMT_JSON) {
-		r = loads_json(s, window, history, l, e);
-	} else if (fmt == MK_FMT_ZIP) {
-		r = loads_pt(s, window, history, l, e);
-	} else {
-		mk_tensor_init(&t);
-		mk_tensor_init(&extra);
-		if (mk_src_next(s, &t, e) < 0)
-			return -1;
-		if ((r = mk_src_next(s, &extra, e)) != 0) {
-			mk_tensor_free(&t);
-			mk_tensor_free(&extra);
-			return r < 0 ? -1 : mk_err_data(e, "%s: more than one "
-			    "tensor (expected one load tensor)", mk_src_name(s));
-		}
-		r = loads_tensor(&t, mk_src_name(s), window, history, l,
-		    e);
-		mk_tensor_free(&t);
-	}
-	if (r < 0)
-		mk_loads_free(l);
-	return r;
-}
 
 int
 mk_loads_join(struct mk_loads *dst, struct mk_loads *src, struct mk_err *e)
@@ -163,34 +126,6 @@ mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e)
 	l->L = k;
 	l->skipped = 1;
 	return 0;
-}
-
-int
-mk_loads_read_all(const char *const *paths, int n, int window, int history,
-    int skip, struct mk_loads *l, int *fmt, struct mk_err *e)
-{
-	struct mk_loads one;
-	struct mk_src *s;
-	int i = 0, f, r = -1;
-
-	memset(l, 0, sizeof(*l));
-	do {
-		if ((s = mk_src_open(n ? paths[i] : NULL, e)) == NULL)
-			goto out;
-		f = mk_src_format(s, e);
-		r = f < 0 || mk_loads_read(s, window, history, &one, e) < 0 ||
-		    mk_loads_join(l, &one, e) < 0 ? -1 : 0;
-		mk_src_close(s);
-		if (r < 0)
-			goto out;
-		if (i == 0)
-			*fmt = f;
-	} while (++i < n);
-	r = mk_loads_finish(l, skip, e);
-out:
-	if (r < 0)
-		mk_loads_free(l);
-	return r;
 }
 
 int

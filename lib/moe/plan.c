@@ -1,9 +1,9 @@
-/* eplb_plan.c - reading a plan's phy2log back; see eplb_plan.h. */
+/* plan.c - reading a plan's phy2log back; see plan.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "eplb/eplb_plan.h"
+#include "moe/plan.h"
 #include "tensor/json.h"
 #include "tensor/stream.h"
 

@@ -1,9 +1,9 @@
-/* a2a_trace.c - reading routing traces step by step; see a2a_trace.h. */
+/* trace.c - reading routing traces step by step; see trace.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a/a2a_trace.h"
+#include "moe/trace.h"
 #include "base/clock.h"
 #include "base/threads.h"
 #include "simd/kern.h"
@@ -15,9 +15,9 @@
 #define BY_MAP		1
 #define TRIAL_STEPS	4	/* steps timed each way */
 
-struct mk_a2a_trace {
+struct mk_moe_trace {
 	struct mk_src		*s;
-	struct mk_a2a_trace_shape sh;
+	struct mk_moe_trace_shape sh;
 	int			 step;		/* steps handed out */
 	struct mk_slab		*slab;		/* an NPY [S,]R,T,K payload */
 	const unsigned char	*mapped;	/* it in place, else NULL */
@@ -61,7 +61,7 @@ id_dtype(int dtype, const char *name, struct mk_err *e)
 
 /* A new slot in the list of tensors read whole. */
 static struct mk_tensor *
-add_tensor(struct mk_a2a_trace *tr, struct mk_err *e)
+add_tensor(struct mk_moe_trace *tr, struct mk_err *e)
 {
 	struct mk_tensor *nt;
 
@@ -74,7 +74,7 @@ add_tensor(struct mk_a2a_trace *tr, struct mk_err *e)
 
 /* Keep the tensors that follow, read whole (R [T_r, K] in all). */
 static int
-read_rest(struct mk_a2a_trace *tr, struct mk_err *e)
+read_rest(struct mk_moe_trace *tr, struct mk_err *e)
 {
 	struct mk_tensor *t;
 	int r;
@@ -84,9 +84,9 @@ read_rest(struct mk_a2a_trace *tr, struct mk_err *e)
 			return -1;
 		if ((r = mk_src_next(tr->s, t, e)) <= 0)
 			return r;
-		if (++tr->nt > MK_A2A_MAX_RANKS)
+		if (++tr->nt > MK_MOE_MAX_RANKS)
 			return mk_err_data(e, "%s: more than %d tensors (ranks)",
-			    mk_src_name(tr->s), MK_A2A_MAX_RANKS);
+			    mk_src_name(tr->s), MK_MOE_MAX_RANKS);
 	}
 }
 
@@ -94,19 +94,19 @@ read_rest(struct mk_a2a_trace *tr, struct mk_err *e)
 static int
 topk_bad(int64_t K, const char *name, const char *shape, struct mk_err *e)
 {
-	if (K >= 1 && K <= MK_A2A_MAX_TOPK)
+	if (K >= 1 && K <= MK_MOE_MAX_TOPK)
 		return 0;
 	mk_err_usage(e, "%s: shape (%s): top-%lld; DeepEP's dispatch kernels "
 	    "take 1 to %d experts per token", name, shape, (long long)K,
-	    MK_A2A_MAX_TOPK);
+	    MK_MOE_MAX_TOPK);
 	return 1;
 }
 
 /* Shape checks of what was read whole. */
 static int
-whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
+whole_form(struct mk_moe_trace *tr, int R, struct mk_err *e)
 {
-	struct mk_a2a_trace_shape *sh = &tr->sh;
+	struct mk_moe_trace_shape *sh = &tr->sh;
 	const char *name = mk_src_name(tr->s);
 	const struct mk_tensor *t0 = &tr->t[0];
 	char sb[128];
@@ -157,9 +157,9 @@ whole_form(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 	if (R > 0 && R != sh->R)
 		return mk_err_usage(e, "--ranks %d, but %s holds %d ranks", R,
 		    name, sh->R);
-	if (sh->R < 1 || sh->R > MK_A2A_MAX_RANKS)
+	if (sh->R < 1 || sh->R > MK_MOE_MAX_RANKS)
 		return mk_err_data(e, "%s: %d ranks (at most %d)", name, sh->R,
-		    MK_A2A_MAX_RANKS);
+		    MK_MOE_MAX_RANKS);
 	sh->in_hand = 1;
 	return 0;
 }
@@ -177,10 +177,10 @@ read_as(struct mk_err *e)
 /* An NPY [S, R, T, K] or [R, T, K] header: read the payload a step at a
  * time. */
 static int
-open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
+open_slab(struct mk_moe_trace *tr, const struct mk_npy_hdr *h,
     struct mk_err *e)
 {
-	struct mk_a2a_trace_shape *sh = &tr->sh;
+	struct mk_moe_trace_shape *sh = &tr->sh;
 	const char *name = mk_src_name(tr->s);
 	int n = h->ndim;
 	char sb[128];
@@ -191,9 +191,9 @@ open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
 	if (n == 4 && h->shape[0] > INT32_MAX)
 		return mk_err_data(e, "%s: shape (%s): more than %d steps",
 		    name, sb, INT32_MAX);
-	if (h->shape[n - 3] < 1 || h->shape[n - 3] > MK_A2A_MAX_RANKS)
+	if (h->shape[n - 3] < 1 || h->shape[n - 3] > MK_MOE_MAX_RANKS)
 		return mk_err_data(e, "%s: shape (%s): %lld ranks (1 to %d)",
-		    name, sb, (long long)h->shape[n - 3], MK_A2A_MAX_RANKS);
+		    name, sb, (long long)h->shape[n - 3], MK_MOE_MAX_RANKS);
 	if (topk_bad(h->shape[n - 1], name, sb, e))
 		return -1;
 	/* [R, T, K] is read as the one step of [1, R, T, K], unstepped */
@@ -212,14 +212,14 @@ open_slab(struct mk_a2a_trace *tr, const struct mk_npy_hdr *h,
 
 /* Bytes of one step (dense forms). */
 static size_t
-step_bytes(const struct mk_a2a_trace *tr)
+step_bytes(const struct mk_moe_trace *tr)
 {
 	return (size_t)tr->sh.R * (size_t)tr->sh.T * (size_t)tr->sh.K *
 	    (size_t)tr->sh.elem;
 }
 
 static int
-trace_open(struct mk_a2a_trace *tr, int R, struct mk_err *e)
+trace_open(struct mk_moe_trace *tr, int R, struct mk_err *e)
 {
 	struct mk_npy_hdr h;
 	struct mk_tensor *t;
@@ -257,10 +257,10 @@ trace_open(struct mk_a2a_trace *tr, int R, struct mk_err *e)
 	return whole_form(tr, R, e);
 }
 
-struct mk_a2a_trace *
-mk_a2a_trace_open(struct mk_src *s, int R, struct mk_err *e)
+struct mk_moe_trace *
+mk_moe_trace_open(struct mk_src *s, int R, struct mk_err *e)
 {
-	struct mk_a2a_trace *tr;
+	struct mk_moe_trace *tr;
 
 	if ((tr = calloc(1, sizeof(*tr))) == NULL) {
 		mk_err_data(e, "%s: out of memory", mk_src_name(s));
@@ -269,20 +269,20 @@ mk_a2a_trace_open(struct mk_src *s, int R, struct mk_err *e)
 	tr->s = s;
 	tr->short_how = -1;
 	if (trace_open(tr, R, e) < 0) {
-		mk_a2a_trace_close(tr);
+		mk_moe_trace_close(tr);
 		return NULL;
 	}
 	return tr;
 }
 
 const char *
-mk_a2a_trace_name(const struct mk_a2a_trace *tr)
+mk_moe_trace_name(const struct mk_moe_trace *tr)
 {
 	return mk_src_name(tr->s);
 }
 
-struct mk_a2a_trace_shape
-mk_a2a_trace_shape(const struct mk_a2a_trace *tr)
+struct mk_moe_trace_shape
+mk_moe_trace_shape(const struct mk_moe_trace *tr)
 {
 	return tr->sh;
 }
@@ -294,7 +294,7 @@ mk_a2a_trace_shape(const struct mk_a2a_trace *tr)
  * of a step on 16 threads.  Shares tile the range (mk_slab_release).
  */
 static void
-unmap_share(const struct mk_a2a_trace *tr, int r, int64_t t0, int64_t t1)
+unmap_share(const struct mk_moe_trace *tr, int r, int64_t t0, int64_t t1)
 {
 	const uint64_t len = tr->unmap[1] - tr->unmap[0];
 	const uint64_t all = (uint64_t)tr->sh.R * (uint64_t)tr->sh.T;
@@ -318,13 +318,13 @@ map_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 }
 
 /*
- * The step loader of files (struct mk_a2a_step's load): tokens [t0, t1)
+ * The step loader of files (struct mk_moe_step's load): tokens [t0, t1)
  * of rank r of the current step into their place in tr->buf.
  */
 static int
 load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 {
-	struct mk_a2a_trace *tr = ctx;
+	struct mk_moe_trace *tr = ctx;
 	size_t row = (size_t)tr->sh.K * (size_t)tr->sh.elem;
 	size_t n = (size_t)(t1 - t0) * row;
 	size_t skip = ((size_t)r * (size_t)tr->sh.T + (size_t)t0) * row;
@@ -371,7 +371,7 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
 #define SHORT_MAP_GBPS	10.0
 
 static int
-short_method(struct mk_a2a_trace *tr)
+short_method(struct mk_moe_trace *tr)
 {
 	size_t n = step_bytes(tr);
 	volatile uint64_t sink;
@@ -394,7 +394,7 @@ short_method(struct mk_a2a_trace *tr)
 
 /* Whether step k is timed (a trial or a retry), and so read alone. */
 static int
-timed(const struct mk_a2a_trace *tr, int k)
+timed(const struct mk_moe_trace *tr, int k)
 {
 	return tr->read_as == 0 && !tr->swap && tr->sh.S >= PROBE_MIN_STEPS &&
 	    k >= 1 && (k <= 2 * PROBE || k % RETRY == 0);
@@ -402,7 +402,7 @@ timed(const struct mk_a2a_trace *tr, int k)
 
 /* How to read step k: pread, except the map trials and a map winner. */
 static int
-choose_method(struct mk_a2a_trace *tr, int k)
+choose_method(struct mk_moe_trace *tr, int k)
 {
 	int best;
 
@@ -432,7 +432,7 @@ choose_method(struct mk_a2a_trace *tr, int k)
 
 /* Step k, just read in place, joins the bytes held. */
 static void
-hold(struct mk_a2a_trace *tr, int k, size_t n)
+hold(struct mk_moe_trace *tr, int k, size_t n)
 {
 	if (tr->held[1] <= tr->held[0])
 		tr->held[0] = (uint64_t)k * n;
@@ -444,7 +444,7 @@ hold(struct mk_a2a_trace *tr, int k, size_t n)
  * place in the mapping.  Returns where the step's ids are (or will be).
  */
 static const unsigned char *
-file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
+file_step(struct mk_moe_trace *tr, struct mk_moe_step *st, size_t n,
     int start)
 {
 	double now;
@@ -486,7 +486,7 @@ file_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, size_t n,
 
 /* The step of an input read whole. */
 static void
-whole_step(const struct mk_a2a_trace *tr, struct mk_a2a_step *st)
+whole_step(const struct mk_moe_trace *tr, struct mk_moe_step *st)
 {
 	size_t rank_bytes = (size_t)tr->sh.T * (size_t)tr->sh.K *
 	    (size_t)tr->sh.elem;
@@ -508,7 +508,7 @@ whole_step(const struct mk_a2a_trace *tr, struct mk_a2a_step *st)
 
 /* A streamed step: read it into the slab's buffer. */
 static const unsigned char *
-stream_step(struct mk_a2a_trace *tr, struct mk_err *e)
+stream_step(struct mk_moe_trace *tr, struct mk_err *e)
 {
 	const unsigned char *p;
 	size_t n = step_bytes(tr);
@@ -528,7 +528,7 @@ stream_step(struct mk_a2a_trace *tr, struct mk_err *e)
 
 /* After the last step: nothing but the end of the input may follow. */
 static int
-check_end(struct mk_a2a_trace *tr, struct mk_err *e)
+check_end(struct mk_moe_trace *tr, struct mk_err *e)
 {
 	struct mk_npy_hdr h;
 	int r;
@@ -549,7 +549,7 @@ check_end(struct mk_a2a_trace *tr, struct mk_err *e)
  * last, or -1.
  */
 static int
-next_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, int start,
+next_step(struct mk_moe_trace *tr, struct mk_moe_step *st, int start,
     struct mk_err *e)
 {
 	size_t rank_bytes, n = step_bytes(tr);
@@ -593,7 +593,7 @@ next_step(struct mk_a2a_trace *tr, struct mk_a2a_step *st, int start,
 #define BATCH_BYTES	((size_t)128 << 20)
 
 int
-mk_a2a_trace_batch(const struct mk_a2a_trace *tr)
+mk_moe_trace_batch(const struct mk_moe_trace *tr)
 {
 	size_t n, step = step_bytes(tr);
 
@@ -601,11 +601,11 @@ mk_a2a_trace_batch(const struct mk_a2a_trace *tr)
 	    || step == 0)
 		return 1;
 	n = BATCH_BYTES / step;
-	return n < 1 ? 1 : n > MK_A2A_MAX_STEPS ? MK_A2A_MAX_STEPS : (int)n;
+	return n < 1 ? 1 : n > MK_MOE_MAX_STEPS ? MK_MOE_MAX_STEPS : (int)n;
 }
 
 int
-mk_a2a_trace_next_steps(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
+mk_moe_trace_next_steps(struct mk_moe_trace *tr, struct mk_moe_step *st,
     int nmax, struct mk_err *e)
 {
 	int n, got;
@@ -622,7 +622,7 @@ mk_a2a_trace_next_steps(struct mk_a2a_trace *tr, struct mk_a2a_step *st,
 }
 
 char *
-mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf, size_t size)
+mk_moe_trace_describe(const struct mk_moe_trace *tr, char *buf, size_t size)
 {
 	const char *how = tr->method == BY_MAP ? "mapped" : "by pread";
 
@@ -650,7 +650,7 @@ mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf, size_t size)
 }
 
 void
-mk_a2a_trace_close(struct mk_a2a_trace *tr)
+mk_moe_trace_close(struct mk_moe_trace *tr)
 {
 	int i;
 

@@ -1,11 +1,11 @@
 /*
- * eplb_plan.h - a plan read back: the phy2log [L, R] that eplb-plan writes
+ * plan.h - a plan read back: the phy2log [L, R] that eplb-plan writes
  * first (or [R] for one layer), as eplb-plan --prev and a2a-layout
  * --phy2log take it.  One reader for both, so that a plan means the same
  * to every tool.
  */
-#ifndef MK_EPLB_PLAN_H
-#define MK_EPLB_PLAN_H
+#ifndef MK_MOE_PLAN_H
+#define MK_MOE_PLAN_H
 
 #include <stdint.h>
 

@@ -1,21 +1,21 @@
 /*
- * a2a_routing.c - routing records as a load log with its traffic; see
- * a2a_routing.h.
+ * routing.c - routing records as a load log with its traffic; see
+ * routing.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/dtype.h"
-#include "a2a/a2a.h"
-#include "a2a/a2a_phys.h"
-#include "a2a/a2a_routing.h"
-#include "a2a/a2a_trace.h"
+#include "moe/step.h"
+#include "moe/phys.h"
+#include "moe/routing.h"
+#include "moe/trace.h"
 #include "tensor/npy.h"
 #include "tensor/stream.h"
 
 void
-mk_a2a_routing_free(struct mk_a2a_routing *rt)
+mk_moe_routing_free(struct mk_moe_routing *rt)
 {
 	free(rt->first);
 	free(rt->ids);
@@ -25,7 +25,7 @@ mk_a2a_routing_free(struct mk_a2a_routing *rt)
 
 /* Steps of n tokens each (the last may have fewer) over rt->ntok. */
 static int
-make_steps(struct mk_a2a_routing *rt, int64_t n, const char *name,
+make_steps(struct mk_moe_routing *rt, int64_t n, const char *name,
     struct mk_err *e)
 {
 	int64_t T = (rt->ntok + n - 1) / n, t;
@@ -69,17 +69,17 @@ uniq(void *v, size_t n, size_t sz, int (*cmp)(const void *, const void *))
 
 /* JSON lines: records by (layer, seq, token). */
 static int
-from_jsonl(struct mk_src *s, const struct mk_a2a_jsonl *o, int tps,
-    struct mk_a2a_routing *rt, struct mk_err *e)
+from_jsonl(struct mk_src *s, const struct mk_moe_jsonl *o, int tps,
+    struct mk_moe_routing *rt, struct mk_err *e)
 {
 	const char *name = mk_src_name(s);
-	struct mk_a2a_rec *r = NULL;
+	struct mk_moe_rec *r = NULL;
 	int64_t *lay = NULL, *tok = NULL, key[2], *at, l;
 	int32_t *ids;
 	size_t n, i, nl, nt;
 	int k, rc = -1;
 
-	if (mk_a2a_jsonl_read(s, o, &r, &n, e) < 0)
+	if (mk_moe_jsonl_read(s, o, &r, &n, e) < 0)
 		return -1;
 	lay = malloc(sizeof(int64_t) * n);
 	tok = malloc(2 * sizeof(int64_t) * n);
@@ -141,7 +141,7 @@ out:
 
 /* Room for n more tokens of K ids (one layer). */
 static int
-grow(struct mk_a2a_routing *rt, int64_t n, int64_t *cap)
+grow(struct mk_moe_routing *rt, int64_t n, int64_t *cap)
 {
 	int32_t *p;
 
@@ -157,23 +157,23 @@ grow(struct mk_a2a_routing *rt, int64_t n, int64_t *cap)
 
 /* An NPY trace: each step its ranks' tokens, in rank order. */
 static int
-from_trace(struct mk_src *s, struct mk_a2a_routing *rt, struct mk_err *e)
+from_trace(struct mk_src *s, struct mk_moe_routing *rt, struct mk_err *e)
 {
 	const char *name = mk_src_name(s);
-	struct mk_a2a_trace *tr;
-	struct mk_a2a_step st;
+	struct mk_moe_trace *tr;
+	struct mk_moe_step st;
 	int64_t cap = 0, t, id, *first = NULL;
 	int r, j, got, steps = 0, any, rc = -1;
 	void *p;
 
-	if ((tr = mk_a2a_trace_open(s, 0, e)) == NULL)
+	if ((tr = mk_moe_trace_open(s, 0, e)) == NULL)
 		return -1;
 	rt->L = 1;
-	rt->K = mk_a2a_trace_shape(tr).K;
+	rt->K = mk_moe_trace_shape(tr).K;
 	if ((rt->layer = calloc(1, sizeof(int))) == NULL)
 		goto oom;
-	while ((got = mk_a2a_trace_next_steps(tr, &st, 1, e)) > 0) {
-		if (mk_a2a_step_load(&st, 1, e) < 0)
+	while ((got = mk_moe_trace_next_steps(tr, &st, 1, e)) > 0) {
+		if (mk_moe_step_load(&st, 1, e) < 0)
 			goto out;
 		if ((p = realloc(first, sizeof(int64_t) * (size_t)(steps +
 		    2))) == NULL)
@@ -187,7 +187,7 @@ from_trace(struct mk_src *s, struct mk_a2a_routing *rt, struct mk_err *e)
 				int32_t *at = rt->ids + rt->ntok * rt->K;
 
 				for (any = 0, j = 0; j < rt->K; j++) {
-					id = mk_a2a_id(&st, r, t, j);
+					id = mk_moe_id(&st, r, t, j);
 					if (id >= rt->E || id < -1) {
 						mk_err_data(e, "%s: step %d, "
 						    "rank %d, token %lld, slot "
@@ -225,13 +225,13 @@ oom:
 	mk_err_data(e, "%s: out of memory for the routing", name);
 out:
 	free(first);
-	mk_a2a_trace_close(tr);
+	mk_moe_trace_close(tr);
 	return rc;
 }
 
 int
-mk_a2a_routing_read(struct mk_src *s, const struct mk_a2a_jsonl *o, int E,
-    int tokens_per_step, struct mk_a2a_routing *rt, struct mk_err *e)
+mk_moe_routing_read(struct mk_src *s, const struct mk_moe_jsonl *o, int E,
+    int tokens_per_step, struct mk_moe_routing *rt, struct mk_err *e)
 {
 	int fmt;
 
@@ -246,7 +246,7 @@ mk_a2a_routing_read(struct mk_src *s, const struct mk_a2a_jsonl *o, int E,
 }
 
 void
-mk_a2a_routing_loads(const struct mk_a2a_routing *rt, double *w)
+mk_moe_routing_loads(const struct mk_moe_routing *rt, double *w)
 {
 	const size_t LE = (size_t)rt->L * (size_t)rt->E;
 	int64_t i;
@@ -268,22 +268,22 @@ mk_a2a_routing_loads(const struct mk_a2a_routing *rt, double *w)
 }
 
 int
-mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
+mk_moe_routing_traffic(const struct mk_moe_routing *rt, int t,
     const int64_t *phy2log, int P, int G, int per_node, int64_t out[2],
     int64_t *per_layer, struct mk_err *e)
 {
 	const int64_t t0 = rt->first[t], n = rt->first[t + 1] - t0;
 	const int64_t blk = (n + G - 1) / G;
-	struct mk_a2a_step in, ph;
-	struct mk_a2a_phys m;
-	int32_t *buf, *bufs[MK_A2A_MAX_RANKS];
+	struct mk_moe_step in, ph;
+	struct mk_moe_phys m;
+	int32_t *buf, *bufs[MK_MOE_MAX_RANKS];
 	int64_t got[2];
 	int l, r;
 
 	out[0] = out[1] = 0;
-	if (G > MK_A2A_MAX_RANKS)
+	if (G > MK_MOE_MAX_RANKS)
 		return mk_err_usage(e, "%d GPUs: routing is counted for at most "
-		    "%d", G, MK_A2A_MAX_RANKS);
+		    "%d", G, MK_MOE_MAX_RANKS);
 	if ((buf = malloc(sizeof(int32_t) * (size_t)(n * rt->K + 1))) == NULL)
 		return mk_err_data(e, "out of memory counting step %d", t);
 	memset(&in, 0, sizeof(in));
@@ -302,15 +302,15 @@ mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 			in.ids[r] = rt->ids + ((size_t)l * (size_t)rt->ntok +
 			    (size_t)(t0 + (bufs[r] - buf) / rt->K)) *
 			    (size_t)rt->K;
-		if (mk_a2a_phys_init(&m, phy2log + (size_t)l * (size_t)P, P,
+		if (mk_moe_phys_init(&m, phy2log + (size_t)l * (size_t)P, P,
 		    rt->E, "the placement", e) < 0 ||
-		    mk_a2a_phys_map(&m, &in, &ph, bufs, 0, "", e) < 0) {
-			mk_a2a_phys_free(&m);
+		    mk_moe_phys_map(&m, &in, &ph, bufs, 0, "", e) < 0) {
+			mk_moe_phys_free(&m);
 			free(buf);
 			return -1;
 		}
-		mk_a2a_phys_free(&m);
-		mk_a2a_node_dispatch(&ph, P, per_node, got);
+		mk_moe_phys_free(&m);
+		mk_moe_node_dispatch(&ph, P, per_node, got);
 		out[0] += got[0];
 		out[1] += got[1];
 		if (per_layer != NULL) {
@@ -323,8 +323,8 @@ mk_a2a_routing_traffic(const struct mk_a2a_routing *rt, int t,
 }
 
 int
-mk_a2a_routing_is(const unsigned char *p, size_t n, int fmt,
-    const struct mk_a2a_jsonl *o)
+mk_moe_routing_is(const unsigned char *p, size_t n, int fmt,
+    const struct mk_moe_jsonl *o)
 {
 	const unsigned char *nl;
 	struct mk_npy_hdr h;

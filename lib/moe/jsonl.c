@@ -1,16 +1,16 @@
-/* a2a_jsonl.c - JSON lines of routing records as a trace; see a2a_jsonl.h. */
+/* jsonl.c - JSON lines of routing records as a trace; see jsonl.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a/a2a.h"
-#include "a2a/a2a_jsonl.h"
+#include "moe/step.h"
+#include "moe/jsonl.h"
 #include "tensor/json.h"
 #include "tensor/npy.h"
 
-#define rec	mk_a2a_rec
+#define rec	mk_moe_rec
 
 /* The next integer value (an id, a layer): 0, or -1 naming the field. */
 static int
@@ -33,7 +33,7 @@ integer(struct mk_json *j, const char *field, int64_t lo, int64_t hi,
  * sequence and token fields.  Returns 0 or -1.
  */
 static int
-record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r,
+record(struct mk_json *j, const struct mk_moe_jsonl *o, struct rec *r,
     int *seen)
 {
 	char key[64];
@@ -50,10 +50,10 @@ record(struct mk_json *j, const struct mk_a2a_jsonl *o, struct rec *r,
 				return mk_json_fail(j, "%s: expected an array of "
 				    "expert ids", o->experts);
 			while ((k = mk_json_item(j)) > 0) {
-				if (r->k == MK_A2A_MAX_TOPK)
+				if (r->k == MK_MOE_MAX_TOPK)
 					return mk_json_fail(j, "%s: more than %d "
 					    "experts (DeepEP's top-k limit)",
-					    o->experts, MK_A2A_MAX_TOPK);
+					    o->experts, MK_MOE_MAX_TOPK);
 				if (integer(j, o->experts, -1, INT32_MAX, &x) <
 				    0)
 					return -1;
@@ -128,7 +128,7 @@ absent(const char *name, const char *field, const char *what,
 /* Parse every line of text into *recs (*n of them). */
 static int
 parse(const char *text, size_t len, const char *name,
-    const struct mk_a2a_jsonl *o, struct rec **recs, size_t *n,
+    const struct mk_moe_jsonl *o, struct rec **recs, size_t *n,
     struct mk_err *e)
 {
 	size_t cap = 0, line = 0, at = 0, end;
@@ -176,8 +176,8 @@ parse(const char *text, size_t len, const char *name,
 }
 
 int
-mk_a2a_jsonl_read(struct mk_src *s, const struct mk_a2a_jsonl *o,
-    struct mk_a2a_rec **recs, size_t *n, struct mk_err *e)
+mk_moe_jsonl_read(struct mk_src *s, const struct mk_moe_jsonl *o,
+    struct mk_moe_rec **recs, size_t *n, struct mk_err *e)
 {
 	const unsigned char *text;
 	size_t len;
@@ -195,7 +195,7 @@ mk_a2a_jsonl_read(struct mk_src *s, const struct mk_a2a_jsonl *o,
 }
 
 int
-mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
+mk_moe_jsonl_trace(struct mk_src *s, const struct mk_moe_jsonl *o,
     void **npy, size_t *n, struct mk_err *e)
 {
 	const char *name = mk_src_name(s);
@@ -207,7 +207,7 @@ mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
 	int K = 1, k;
 
 	*npy = NULL;
-	if (mk_a2a_jsonl_read(s, o, &recs, &nrec, e) < 0)
+	if (mk_moe_jsonl_read(s, o, &recs, &nrec, e) < 0)
 		return -1;
 	/* steps, the most tokens a step has, the longest expert list */
 	for (i0 = 0; i0 < (int64_t)nrec; i0 = i) {
@@ -254,7 +254,7 @@ mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
 }
 
 int
-mk_a2a_jsonl_fields(const char *spec, struct mk_a2a_jsonl *o, char *buf,
+mk_moe_jsonl_fields(const char *spec, struct mk_moe_jsonl *o, char *buf,
     size_t size, struct mk_err *e)
 {
 	char *f[4], *save = NULL, *tok;

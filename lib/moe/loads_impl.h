@@ -1,6 +1,7 @@
 /*
- * loads_impl.h - what the readers of each load form share (loads.c,
- * loads_tensor.c, loads_json.c); not part of the library's interface.
+ * loads_impl.h - what the readers of each load form share (loads_read.c,
+ * loads_tensor.c, loads_json.c; the helpers in loads_util.c); not part of
+ * the library's interface.
  */
 #ifndef MK_LOADS_IMPL_H
 #define MK_LOADS_IMPL_H
@@ -8,7 +9,7 @@
 #include <stddef.h>
 
 #include "base/errmsg.h"
-#include "eplb/loads.h"
+#include "moe/loads.h"
 
 struct mk_json;
 struct mk_src;
@@ -71,6 +72,14 @@ int	loads_tensor(const struct mk_tensor *t, const char *name, int window,
 int	loads_json(struct mk_src *s, int window, int history,
 	    struct mk_loads *l, struct mk_err *e);
 int	loads_pt(struct mk_src *s, int window, int history,
+	    struct mk_loads *l, struct mk_err *e);
+
+/*
+ * A log [T, L, E] used where it lies (mk_loads_read_steps): every value
+ * checked, the all-zero layers found (dropped if skip).  Returns 0, or -1
+ * with e.
+ */
+int	loads_in_place(const struct mk_tensor *t, const char *name, int skip,
 	    struct mk_loads *l, struct mk_err *e);
 
 #endif

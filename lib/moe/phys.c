@@ -1,14 +1,14 @@
 /*
- * a2a_phys.c - routing logical expert ids to physical slots through an
- * eplb-plan phy2log row; see a2a_phys.h.
+ * phys.c - routing logical expert ids to physical slots through an
+ * eplb-plan phy2log row; see phys.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "a2a/a2a_phys.h"
+#include "moe/phys.h"
 
 void
-mk_a2a_phys_free(struct mk_a2a_phys *m)
+mk_moe_phys_free(struct mk_moe_phys *m)
 {
 	free(m->first);
 	free(m->cnt);
@@ -17,7 +17,7 @@ mk_a2a_phys_free(struct mk_a2a_phys *m)
 }
 
 int
-mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
+mk_moe_phys_init(struct mk_moe_phys *m, const int64_t *row, int P, int E,
     const char *what, struct mk_err *e)
 {
 	int p, x, *fill;
@@ -31,13 +31,13 @@ mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
 	fill = calloc((size_t)E + 1, sizeof(int));
 	if (!m->first || !m->cnt || !m->slots || !fill) {
 		free(fill);
-		mk_a2a_phys_free(m);
+		mk_moe_phys_free(m);
 		return mk_err_data(e, "out of memory");
 	}
 	for (p = 0; p < P; p++) {
 		if (row[p] < 0 || row[p] >= E) {
 			free(fill);
-			mk_a2a_phys_free(m);
+			mk_moe_phys_free(m);
 			return mk_err_data(e, "%s: slot %d holds expert %lld, "
 			    "not in [0, %d)", what, p, (long long)row[p], E);
 		}
@@ -46,7 +46,7 @@ mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
 	for (x = 0; x < E; x++) {
 		if (m->cnt[x] == 0) {
 			free(fill);
-			mk_a2a_phys_free(m);
+			mk_moe_phys_free(m);
 			return mk_err_data(e, "%s: expert %d has no replica", what,
 			    x);
 		}
@@ -59,9 +59,9 @@ mk_a2a_phys_init(struct mk_a2a_phys *m, const int64_t *row, int P, int E,
 	return 0;
 }
 
-/* out: in's shape with i32 ids, loaded (in was: see a2a_trace.h). */
+/* out: in's shape with i32 ids, loaded (in was: see trace.h). */
 static void
-i32_step(const struct mk_a2a_step *in, struct mk_a2a_step *out)
+i32_step(const struct mk_moe_step *in, struct mk_moe_step *out)
 {
 	*out = *in;
 	out->load = NULL;
@@ -70,8 +70,8 @@ i32_step(const struct mk_a2a_step *in, struct mk_a2a_step *out)
 }
 
 int
-mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
-    struct mk_a2a_step *out, int32_t **bufs, int lenient, const char *where,
+mk_moe_phys_map(const struct mk_moe_phys *m, const struct mk_moe_step *in,
+    struct mk_moe_step *out, int32_t **bufs, int lenient, const char *where,
     struct mk_err *e)
 {
 	int64_t t, x, pos;
@@ -104,7 +104,7 @@ mk_a2a_phys_map(const struct mk_a2a_phys *m, const struct mk_a2a_step *in,
 }
 
 void
-mk_a2a_step_narrow(const struct mk_a2a_step *in, struct mk_a2a_step *out,
+mk_moe_step_narrow(const struct mk_moe_step *in, struct mk_moe_step *out,
     int32_t **bufs)
 {
 	const int64_t *x;

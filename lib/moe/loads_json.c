@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eplb/loads.h"
-#include "eplb/loads_impl.h"
+#include "moe/loads.h"
+#include "moe/loads_impl.h"
 #include "tensor/json.h"
 #include "tensor/pt.h"
 #include "tensor/src.h"

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "eplb/loads.h"
-#include "eplb/loads_impl.h"
+#include "moe/loads.h"
+#include "moe/loads_impl.h"
 #include "tensor/tensor.h"
 
 void

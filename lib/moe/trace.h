@@ -1,5 +1,5 @@
 /*
- * a2a_trace.h - routing traces as a2a-layout reads them.
+ * trace.h - routing traces as a2a-layout and eplb-replay read them.
  *
  * Forms (a2a-layout(1)): one tensor [R, T, K] (one step); a stream of R tensors
  * [T_r, K] (one step, ranks with different token counts); one tensor
@@ -7,29 +7,32 @@
  * [S, R, T, K] or [R, T, K] tensor is read a step at a time (tensor/slab.h),
  * so a trace on a pipe needs memory for one step only.  A file's step is
  * either read with pread, each piece of a rank by the thread that counts
- * it (a loader, struct mk_a2a_step), or used in place in the file's
+ * it (a loader, struct mk_moe_step), or used in place in the file's
  * mapping, whose earlier steps are given back in rounds (UNMAP_BYTES in
- * a2a_trace.c) by the loaders.  Which is faster depends on the machine (a
+ * trace.c) by the loaders.  Which is faster depends on the machine (a
  * virtual machine measured pread 3 times faster, a larger host mapping 10
  * times faster), so long traces time a few steps each way, keep the
- * faster and time the other again now and then (a2a_trace.c, RETRY);
+ * faster and time the other again now and then (trace.c, RETRY);
  * shorter ones are read in place on hosts of 8 CPUs or more, else with
- * pread (a2a_trace.c, SHORT_MAP_CPUS).
+ * pread (trace.c, SHORT_MAP_CPUS).
  * The environment variable MOEKIT_A2A_READ=pread|map fixes the choice.
  */
-#ifndef MK_A2A_TRACE_H
-#define MK_A2A_TRACE_H
+#ifndef MK_MOE_TRACE_H
+#define MK_MOE_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "a2a/a2a.h"
+#include "moe/step.h"
 #include "tensor/src.h"
 
-struct mk_a2a_trace;
+struct mk_moe_trace;
+
+/* Steps mk_moe_trace_next_steps hands out at once, at most. */
+#define MK_MOE_MAX_STEPS	16
 
 /* What a trace holds. */
-struct mk_a2a_trace_shape {
+struct mk_moe_trace_shape {
 	int	 stepped;	/* it has a step axis ([S, R, T, K]) */
 	int	 S;		/* steps (1 without a step axis; may be 0) */
 	int	 R, K;
@@ -42,19 +45,19 @@ struct mk_a2a_trace_shape {
 };
 
 /*
- * Open the trace on s (left open; close it after mk_a2a_trace_close).
+ * Open the trace on s (left open; close it after mk_moe_trace_close).
  * R, if not 0, is the number of ranks the user gave, checked against the
  * input.  Reads MOEKIT_A2A_READ (an unknown value is a usage error).
  * Returns the trace, or NULL with e filled.
  */
-struct mk_a2a_trace	*mk_a2a_trace_open(struct mk_src *s, int R,
+struct mk_moe_trace	*mk_moe_trace_open(struct mk_src *s, int R,
 			    struct mk_err *e);
 
 /* Its shape. */
-struct mk_a2a_trace_shape mk_a2a_trace_shape(const struct mk_a2a_trace *tr);
+struct mk_moe_trace_shape mk_moe_trace_shape(const struct mk_moe_trace *tr);
 
 /* The trace's name in messages (its file, or "stdin"). */
-const char	*mk_a2a_trace_name(const struct mk_a2a_trace *tr);
+const char	*mk_moe_trace_name(const struct mk_moe_trace *tr);
 
 /*
  * The next steps into st[0..]: one, or up to nmax of a file read in place
@@ -62,24 +65,24 @@ const char	*mk_a2a_trace_name(const struct mk_a2a_trace *tr);
  * Returns how many, 0 after the last, or -1 with e.  After the last step
  * a further tensor in the input is an error.
  */
-int	mk_a2a_trace_next_steps(struct mk_a2a_trace *tr,
-	    struct mk_a2a_step *st, int nmax, struct mk_err *e);
+int	mk_moe_trace_next_steps(struct mk_moe_trace *tr,
+	    struct mk_moe_step *st, int nmax, struct mk_err *e);
 
 /*
- * The most steps worth asking mk_a2a_trace_next_steps for (1 to
- * MK_A2A_MAX_STEPS), to size the groups they are laid out into.
+ * The most steps worth asking mk_moe_trace_next_steps for (1 to
+ * MK_MOE_MAX_STEPS), to size the groups they are laid out into.
  */
-int	mk_a2a_trace_batch(const struct mk_a2a_trace *tr);
+int	mk_moe_trace_batch(const struct mk_moe_trace *tr);
 
 /*
  * How the steps handed out so far were read, one line of text for -v
  * ("1000 steps; trial steps took ... the rest mapped"), into buf; "" for
  * input that was not a file read a step at a time.  Returns buf.
  */
-char	*mk_a2a_trace_describe(const struct mk_a2a_trace *tr, char *buf,
+char	*mk_moe_trace_describe(const struct mk_moe_trace *tr, char *buf,
 	    size_t size);
 
 /* Free the trace.  NULL is ignored. */
-void	mk_a2a_trace_close(struct mk_a2a_trace *tr);
+void	mk_moe_trace_close(struct mk_moe_trace *tr);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * a2a_jsonl.h - routing traces as people record them: JSON lines, one
+ * jsonl.h - routing traces as people record them: JSON lines, one
  * record per routed token, e.g. vLLM/Mixtral captures
  *	{"problem_id": 0, "layer": 3, "token_idx": 17, "experts": [7, 0]}
  * made into the [S, R, T, K] trace a2a-layout lays out: a step per
@@ -8,27 +8,27 @@
  * blocks of T = ceil(N / R) (the last ones padded with -1), K the longest
  * expert list (shorter ones padded with -1).
  */
-#ifndef MK_A2A_JSONL_H
-#define MK_A2A_JSONL_H
+#ifndef MK_MOE_JSONL_H
+#define MK_MOE_JSONL_H
 
 #include <stddef.h>
 
-#include "a2a/a2a.h"
+#include "moe/step.h"
 #include "base/errmsg.h"
 #include "tensor/src.h"
 
 /* The record's field names; seq and token may be NULL (file order). */
-struct mk_a2a_jsonl {
+struct mk_moe_jsonl {
 	const char	*step, *seq, *token, *experts;
 	int		 R;		/* ranks to deal each step's tokens to */
 	int		 named;		/* by --fields: seq and token must occur */
 };
 
 /* One record: its step, sequence and token values, its expert ids. */
-struct mk_a2a_rec {
+struct mk_moe_rec {
 	int64_t		 step, seq, tok;
 	size_t		 line;		/* file order breaks ties */
-	int32_t		 ids[MK_A2A_MAX_TOPK];
+	int32_t		 ids[MK_MOE_MAX_TOPK];
 	int		 k;
 };
 
@@ -37,15 +37,15 @@ struct mk_a2a_rec {
  * sorted by (step, seq, token, line).  Returns 0, or -1 with e filled
  * ("FILE:LINE: ..." for a bad record).
  */
-int	mk_a2a_jsonl_read(struct mk_src *s, const struct mk_a2a_jsonl *o,
-	    struct mk_a2a_rec **recs, size_t *n, struct mk_err *e);
+int	mk_moe_jsonl_read(struct mk_src *s, const struct mk_moe_jsonl *o,
+	    struct mk_moe_rec **recs, size_t *n, struct mk_err *e);
 
 /*
  * Read the JSON lines of s and make the trace as NPY bytes (i32) into
  * *npy (malloc'd, free it), *n their length.  Returns 0, or -1 with e
  * filled ("FILE:LINE: ..." for a bad record).
  */
-int	mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
+int	mk_moe_jsonl_trace(struct mk_src *s, const struct mk_moe_jsonl *o,
 	    void **npy, size_t *n, struct mk_err *e);
 
 /*
@@ -53,7 +53,7 @@ int	mk_a2a_jsonl_trace(struct mk_src *s, const struct mk_a2a_jsonl *o,
  * layer,problem_id,token_idx,experts; SEQ and TOKEN may be "-") into o,
  * pointing into buf.  Returns 0, or -1 with a usage error in e.
  */
-int	mk_a2a_jsonl_fields(const char *spec, struct mk_a2a_jsonl *o,
+int	mk_moe_jsonl_fields(const char *spec, struct mk_moe_jsonl *o,
 	    char *buf, size_t size, struct mk_err *e);
 
 #endif

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/dtype.h"
-#include "eplb/loads.h"
-#include "eplb/loads_impl.h"
+#include "moe/loads.h"
+#include "moe/loads_impl.h"
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
 
@@ -259,9 +259,9 @@ loads_tensor(const struct mk_tensor *t, const char *name, int window,
 	    loads_dense(t, name, window, history, l, e);
 }
 
-/* The log t checked where it lies (mk_loads_read_steps). */
-static int
-in_place(const struct mk_tensor *t, const char *name, int skip,
+/* The log t checked where it lies (loads_impl.h). */
+int
+loads_in_place(const struct mk_tensor *t, const char *name, int skip,
     struct mk_loads *l, struct mk_err *e)
 {
 	double *acc, sum;
@@ -343,44 +343,4 @@ mk_loads_step(const struct mk_loads *l, int st, double *dst)
 	for (i = 0; i < l->L; i++)
 		add_row(l->log, ((size_t)st * l->L0 + (size_t)l->layer[i]) *
 		    (size_t)l->E, (size_t)l->E, dst + (size_t)i * l->E);
-}
-
-int
-mk_loads_read_steps(struct mk_src *s, const char *path, int skip,
-    struct mk_loads *l, struct mk_err *e)
-{
-	struct mk_src *f = NULL;
-	struct mk_tensor extra, *t;
-	int fmt, r;
-
-	memset(l, 0, sizeof(*l));
-	if ((fmt = mk_src_format(s, e)) < 0)
-		return -1;
-	if (fmt != MK_FMT_NPY)
-		return mk_loads_read(s, 0, MK_LOADS_STEPS, l, e) < 0 ? -1 :
-		    mk_loads_finish(l, skip, e);
-	/* a file read again is mapped, and the log used in its mapping; a
-	 * pipe's bytes are copied into the tensor */
-	if (path != NULL && strcmp(path, "-") != 0 && (f = mk_src_open(path,
-	    e)) != NULL && mk_src_format(f, e) == MK_FMT_NPY)
-		s = f;
-	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		mk_src_close(f);
-		return mk_err_data(e, "%s: out of memory", mk_src_name(s));
-	}
-	mk_tensor_init(t);
-	mk_tensor_init(&extra);
-	if ((r = mk_src_next(s, t, e)) >= 0 && (r = mk_src_next(s, &extra,
-	    e)) > 0)
-		r = mk_err_data(e, "%s: more than one tensor (expected one "
-		    "load log)", mk_src_name(s));
-	if (r == 0 && (r = in_place(t, mk_src_name(s), skip, l, e)) == 0)
-		l->log = t;
-	mk_tensor_free(&extra);
-	if (r != 0) {
-		mk_tensor_free(t);
-		free(t);
-	}
-	mk_src_close(f);
-	return r < 0 ? -1 : 0;
 }
