@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <argtable2.h>
-
 #include "moekit.h"
+#include "cli/opt.h"
 
 #define MAX_TENSORS	65536
 
@@ -45,48 +44,40 @@ static const struct mk_usage usage = {
 	    "With no FILE, or when FILE is -, read standard input.\n",
 };
 
+enum { O_INFO, O_DTYPE, O_BF16, O_NAMES, O_FILES, NOPT };
+
+static struct mk_opt opts[NOPT] = {
+	[O_INFO] = { MK_OPT_FLAG, NULL, "info", NULL, "write index,name,dtype,"
+	    "shape lines instead of the tensors", NULL },
+	[O_DTYPE] = { MK_OPT_VALUE, NULL, "dtype", "TYPE", "convert every "
+	    "tensor to TYPE (bf16 is written as <u2 bits)", NULL },
+	[O_BF16] = { MK_OPT_FLAG, NULL, "bf16", NULL, "read u16 input arrays "
+	    "as bf16 bits", NULL },
+	[O_NAMES] = { MK_OPT_VALUE, NULL, "names", "LIST", "name the output "
+	    "tensors (comma-separated, in order)", NULL },
+	[O_FILES] = { MK_OPT_OPERANDS, NULL, NULL, "FILE", "input tensor "
+	    "streams", NULL },
+};
+
 static void
 parse_args(int argc, char **argv, struct opts *o)
 {
-	struct mk_common c;
-	struct arg_lit *info, *bf16;
-	struct arg_str *dtype, *names;
-	struct arg_file *files;
-	struct arg_end *end;
-	int dt;
+	const char *dt;
 
-	mk_common_args(&c, MK_OPT_FORMAT | MK_OPT_EMIT | MK_OPT_OUTPUT |
-	    MK_OPT_THREADS);
-	info = arg_lit0(NULL, "info", "write index,name,dtype,shape lines "
-	    "instead of the tensors");
-	dtype = arg_str0(NULL, "dtype", "TYPE", "convert every tensor to TYPE "
-	    "(bf16 is written as <u2 bits)");
-	bf16 = arg_lit0(NULL, "bf16", "read u16 input arrays as bf16 bits");
-	names = arg_str0(NULL, "names", "LIST", "name the output tensors "
-	    "(comma-separated, in order)");
-	files = arg_filen(NULL, NULL, "FILE", 0, 4096, "input tensor streams");
-	end = arg_end(20);
-	void *argtable[] = { info, c.format, c.emit, dtype, bf16, names,
-	    c.output, c.threads, c.verbose, c.quiet, c.help, c.version, files,
-	    end };
-
-	mk_cli_parse(argc, argv, argtable, &c, &usage, &o->c);
-	o->info = info->count > 0;
-	o->bf16 = bf16->count > 0;
+	mk_opts_parse(argc, argv, opts, NOPT, MK_OPT_FORMAT | MK_OPT_EMIT |
+	    MK_OPT_OUTPUT | MK_OPT_THREADS, &usage, &o->c);
+	o->info = mk_opt_given(&opts[O_INFO]) > 0;
+	o->bf16 = mk_opt_given(&opts[O_BF16]) > 0;
 	o->dtype = -1;
-	if (dtype->count > 0 &&
-	    (o->dtype = dt = mk_dtype_parse(dtype->sval[0])) < 0)
+	if ((dt = mk_opt_str(&opts[O_DTYPE])) != NULL &&
+	    (o->dtype = mk_dtype_parse(dt)) < 0)
 		mk_usage_error("--dtype: unknown dtype '%s' (supported: %s)",
-		    dtype->sval[0], mk_dtype_list());
-	o->names = names->count > 0 ? names->sval[0] : NULL;
+		    dt, mk_dtype_list());
+	o->names = mk_opt_str(&opts[O_NAMES]);
 	if (o->info && o->c.format != MK_FMT_AUTO)
 		mk_usage_error("--info writes text; it takes no -f");
-	o->nfiles = files->count;
-	o->files = malloc(sizeof(char *) * (size_t)(o->nfiles + 1));
-	if (o->files == NULL)
-		err(MK_EXIT_DATA, NULL);
-	memcpy(o->files, files->filename, sizeof(char *) * (size_t)o->nfiles);
-	/* The strings stay valid: argtable is never freed before exit. */
+	/* the strings stay valid: argtable is never freed before exit */
+	o->files = mk_opt_paths(&opts[O_FILES], &o->nfiles);
 }
 
 /* Read every tensor of one input; exits on bad data. */
@@ -266,6 +257,5 @@ main(int argc, char *argv[])
 	for (i = 0; i < o.nfiles; i++)
 		mk_out_input(o.files[i]);
 	rc = run(&o);
-	free(o.files);
 	return rc;
 }

@@ -167,57 +167,6 @@ mk_common_args(struct mk_common *c, int flags)
 }
 
 void
-mk_args_make(const struct mk_optspec *spec, int n, const struct mk_common *c,
-    void **a, void **t)
-{
-	void *common[] = { c->format, c->emit, c->output, c->threads,
-	    c->verbose, c->quiet, c->help, c->version };
-	const struct mk_optspec *o;
-	size_t k;
-	int i, m = 0;
-
-	/* t's size is the caller's: n + MK_ARGS_EXTRA */
-	_Static_assert(sizeof(common) / sizeof(common[0]) + 1 == MK_ARGS_EXTRA,
-	    "MK_ARGS_EXTRA counts the common options and the end");
-
-	for (i = 0; i < n; i++) {
-		o = &spec[i];
-		switch (o->kind) {
-		case 's':
-			a[i] = arg_str0(o->shortopts, o->longopts, o->datatype,
-			    o->glossary);
-			break;
-		case 'S':
-			a[i] = arg_str1(o->shortopts, o->longopts, o->datatype,
-			    o->glossary);
-			break;
-		case 'l':
-			a[i] = arg_lit0(o->shortopts, o->longopts, o->glossary);
-			break;
-		case 'f':
-		case 'o':
-			a[i] = arg_file0(o->shortopts, o->longopts, o->datatype,
-			    o->glossary);
-			break;
-		default:
-			/* argtable makes room for the most at once */
-			a[i] = arg_filen(o->shortopts, o->longopts, o->datatype,
-			    0, MK_ARGS_MAX_FILES, o->glossary);
-			break;
-		}
-		if (a[i] == NULL)
-			errx(MK_EXIT_DATA, "out of memory");
-		if (i < n - 1)
-			t[m++] = a[i];
-	}
-	for (k = 0; k < sizeof(common) / sizeof(common[0]); k++)
-		if (common[k] != NULL)
-			t[m++] = common[k];
-	t[m++] = a[n - 1];
-	t[m] = arg_end(20);
-}
-
-void
 mk_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -453,32 +402,6 @@ mk_opt_double_list(const char *s, double min, double max, double *v,
 	return n;
 }
 
-int64_t
-mk_arg_int(const struct arg_str *a, int64_t min, int64_t max, int64_t def,
-    const char *what)
-{
-	return a->count > 0 ? mk_opt_int(a->sval[0], min, max, what) : def;
-}
-
-int
-mk_arg_choice(const struct arg_str *a, const char *const *names, int n,
-    int def, const char *what)
-{
-	return a->count > 0 ? mk_opt_choice(a->sval[0], names, n, what) : def;
-}
-
-const char *
-mk_arg_file(const struct arg_file *a)
-{
-	return a->count > 0 ? a->filename[0] : NULL;
-}
-
-const char *
-mk_arg_str(const struct arg_str *a)
-{
-	return a->count > 0 ? a->sval[0] : NULL;
-}
-
 int
 mk_opt_choice_list(const char *list, const char *const *names, int n,
     int *v, const char *what)
@@ -675,8 +598,10 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	if (c->format != NULL && c->format->count > 0)
 		o->format = fmts[mk_opt_choice(c->format->sval[0], formats,
 		    c->flags & MK_OPT_SGLANG ? 4 : 3, "--format")];
+	o->format_given = c->format != NULL && c->format->count > 0;
 	if (c->emit != NULL && c->emit->count > 0)
 		o->emit = c->emit->sval[0];
+	o->emit_given = o->emit != NULL;
 	if (c->output != NULL && c->output->count > 0)
 		o->output = c->output->filename[0];
 	if (o->format == MK_FMT_AUTO && o->output != NULL &&

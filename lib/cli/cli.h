@@ -3,9 +3,9 @@
  * io.c, this part of lib/ talks to the user: it prints help and errors and
  * exits with the statuses of errmsg.h.
  *
- * A tool builds its argtable2 table from its own entries plus the common
- * ones made by mk_common_args(), then calls mk_cli_parse(), which returns
- * only if the command line is valid.
+ * A tool declares its options as one table (cli/opt.h); mk_opts_parse()
+ * adds the common ones made by mk_common_args() and calls mk_cli_parse(),
+ * which returns only if the command line is valid.
  */
 #ifndef MK_CLI_H
 #define MK_CLI_H
@@ -45,6 +45,8 @@ struct mk_opts {
 	int		 threads;	/* --threads N, or 0 (base/threads.h) */
 	int		 verbose;	/* number of -v */
 	int		 quiet;		/* --quiet: no progress line */
+	int		 format_given;	/* -f was given */
+	int		 emit_given;	/* --emit was given */
 };
 
 /* How a tool describes itself in --help. */
@@ -61,31 +63,11 @@ struct mk_usage {
  */
 void	mk_init(int argc, char **argv);
 
-/* Create the common argtable entries selected by flags into c. */
-void	mk_common_args(struct mk_common *c, int flags);
-
-/*
- * A tool's own options as a table, one line each: kind 's' (an option
- * with a value), 'S' (the same, required), 'l' (a flag), 'f' (a file),
- * 'F' (file operands, at most MK_ARGS_MAX_FILES: the last entry), 'o'
- * (one file operand: the last entry).
- * longopts may list aliases ("gpus,num-gpus").
- */
-#define MK_ARGS_MAX_FILES	256
-
-struct mk_optspec {
-	char		 kind;
-	const char	*shortopts, *longopts, *datatype, *glossary;
-};
-
-/*
- * The argtable entries of spec[0..n) into a[0..n), and the whole table
- * into t (room for n + MK_ARGS_EXTRA): a[0..n-1), the common options of c,
- * the operand a[n-1], the end.  Exits with status 1 if memory runs out.
- */
+/* Create the common argtable entries selected by flags into c (for
+ * mk_opts_parse, cli/opt.h, which tools call). */
+#define MK_ARGS_MAX_FILES	256	/* operands, at most */
 #define MK_ARGS_EXTRA	9	/* the 8 common options and the end */
-void	mk_args_make(const struct mk_optspec *spec, int n,
-	    const struct mk_common *c, void **a, void **t);
+void	mk_common_args(struct mk_common *c, int flags);
 
 /*
  * Parse argv with argtable (whose last entry is the arg_end).  Prints help
@@ -158,18 +140,6 @@ int	mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v,
  */
 void	mk_opt_one_stdin(int n, const char *const *paths,
 	    const char *const *names, int operand);
-
-/*
- * Values of an argtable option, or def when it was not given: an integer
- * in [min, max] (mk_opt_int), a choice among names (mk_opt_choice), a
- * file name.  They exit with status 2 on a bad value.
- */
-int64_t	mk_arg_int(const struct arg_str *a, int64_t min, int64_t max,
-	    int64_t def, const char *what);
-int	mk_arg_choice(const struct arg_str *a, const char *const *names, int n,
-	    int def, const char *what);
-const char	*mk_arg_file(const struct arg_file *a);
-const char	*mk_arg_str(const struct arg_str *a);
 
 /*
  * A comma-separated list of kernel paths ("generic,avx512") into isa[]

@@ -269,9 +269,11 @@ mk_moe_routing_loads(const struct mk_moe_routing *rt, double *w)
 
 int
 mk_moe_routing_traffic(const struct mk_moe_routing *rt, int t,
-    const int64_t *phy2log, int P, int G, int per_node, int64_t out[2],
-    int64_t *per_layer, struct mk_err *e)
+    const struct mk_moe_placement *pl, int64_t out[2], int64_t *per_layer,
+    struct mk_err *e)
 {
+	const int64_t *phy2log = pl->phy2log;
+	const int P = pl->P, G = pl->G, per_node = pl->per_node;
 	const int64_t t0 = rt->first[t], n = rt->first[t + 1] - t0;
 	const int64_t blk = (n + G - 1) / G;
 	struct mk_moe_step in, ph;
@@ -320,6 +322,62 @@ mk_moe_routing_traffic(const struct mk_moe_routing *rt, int t,
 	}
 	free(buf);
 	return 0;
+}
+
+int
+mk_moe_routing_plan_traffic(const char *path, const char *what, int E,
+    const struct mk_moe_placement *pl, const int *layer, int L,
+    int64_t *per_layer, struct mk_err *e)
+{
+	const size_t P = (size_t)pl->P;
+	struct mk_moe_placement rows = *pl;
+	struct mk_moe_routing rt = { 0 };
+	struct mk_moe_jsonl f;
+	struct mk_src *s = NULL;
+	int64_t *per = NULL, *p2l = NULL, out[2];
+	char buf[256];
+	int i, r, t, rc = -1;
+
+	memset(per_layer, 0, sizeof(int64_t) * 2 * (size_t)L);
+	if (mk_moe_jsonl_fields(NULL, &f, buf, sizeof(buf), e) < 0 ||
+	    (s = mk_src_open(path, e)) == NULL ||
+	    mk_moe_routing_read(s, &f, E, 1, &rt, e) < 0)
+		goto out;
+	per = calloc(2 * (size_t)rt.L + 1, sizeof(int64_t));
+	p2l = malloc(sizeof(int64_t) * (P * (size_t)rt.L + 1));
+	if (per == NULL || p2l == NULL) {
+		mk_err_data(e, "%s: out of memory", what);
+		goto out;
+	}
+	/* the plan's rows in the records' layer order */
+	for (i = 0; i < rt.L; i++) {
+		for (r = 0; r < L && layer[r] != rt.layer[i]; r++)
+			;
+		if (r == L) {
+			mk_err_usage(e, "%s: layer %d is not a layer of the "
+			    "loads", what, rt.layer[i]);
+			goto out;
+		}
+		memcpy(p2l + (size_t)i * P, pl->phy2log + (size_t)r * P,
+		    sizeof(int64_t) * P);
+	}
+	rows.phy2log = p2l;
+	for (t = 0; t < rt.T; t++)
+		if (mk_moe_routing_traffic(&rt, t, &rows, out, per, e) < 0)
+			goto out;
+	for (i = 0; i < rt.L; i++)
+		for (r = 0; r < L; r++)
+			if (layer[r] == rt.layer[i]) {
+				per_layer[2 * r] += per[2 * i];
+				per_layer[2 * r + 1] += per[2 * i + 1];
+			}
+	rc = 0;
+out:
+	mk_moe_routing_free(&rt);
+	mk_src_close(s);
+	free(per);
+	free(p2l);
+	return rc;
 }
 
 int

@@ -39,18 +39,34 @@ int	mk_moe_routing_read(struct mk_src *s, const struct mk_moe_jsonl *o,
 /* The log's loads: w[T][L][E], slots routed to each expert. */
 void	mk_moe_routing_loads(const struct mk_moe_routing *rt, double *w);
 
+/* A placement: phy2log [L][P] of P slots on G GPUs in nodes of per_node. */
+struct mk_moe_placement {
+	const int64_t	*phy2log;
+	int		 P, G, per_node;
+};
+
 /*
- * Step t's dispatches under a placement phy2log [L][P] of P slots on G
- * GPUs in nodes of per_node: the step's tokens dealt over the G GPUs in
- * contiguous blocks, each (token, id) sent to a replica by vLLM's rule
- * (phys.h), counted by mk_moe_node_dispatch, summed over layers into
- * out[0] (leaving the token's node) and out[1] (all), and, if per_layer
- * is not NULL, added to per_layer[l][2].  Returns 0, or -1 with e filled
- * (memory).
+ * Step t's dispatches under placement pl: the step's tokens dealt over
+ * the G GPUs in contiguous blocks, each (token, id) sent to a replica by
+ * vLLM's rule (phys.h), counted by mk_moe_node_dispatch, summed over
+ * layers into out[0] (leaving the token's node) and out[1] (all), and, if
+ * per_layer is not NULL, added to per_layer[l][2].  Returns 0, or -1 with
+ * e filled (memory).
  */
 int	mk_moe_routing_traffic(const struct mk_moe_routing *rt, int t,
-	    const int64_t *phy2log, int P, int G, int per_node,
-	    int64_t out[2], int64_t *per_layer, struct mk_err *e);
+	    const struct mk_moe_placement *pl, int64_t out[2],
+	    int64_t *per_layer, struct mk_err *e);
+
+/*
+ * The records of path (JSON lines, the default fields) for E experts,
+ * counted under a plan for L layers (pl->phy2log [L][P], row l the
+ * model's layer layer[l]): per_layer[l][2], the dispatches of every step
+ * leaving their node and all.  A record's layer the plan lacks is a
+ * usage error naming what ("--routing FILE").  Returns 0, or -1 with e.
+ */
+int	mk_moe_routing_plan_traffic(const char *path, const char *what, int E,
+	    const struct mk_moe_placement *pl, const int *layer, int L,
+	    int64_t *per_layer, struct mk_err *e);
 
 void	mk_moe_routing_free(struct mk_moe_routing *rt);
 

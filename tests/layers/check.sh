@@ -9,7 +9,8 @@ root=${1:-.}
 cd "$root" || exit 2
 
 # the folders a file of folder $1 may include besides its own; a wing's
-# story, lib/<wing>/<tool>_run.c ($2), also writes through cli/
+# story, lib/<wing>/<tool>_run.c and its _run.h ($2), also writes
+# through cli/
 allowed() {
 	case $1 in
 	base)	echo "" ;;
@@ -18,12 +19,12 @@ allowed() {
 	cli|moe)	echo "base simd tensor" ;;
 	eplb|a2a)
 		case $2 in
-		*_run.c)	echo "base simd tensor moe cli" ;;
+		*_run.[ch])	echo "base simd tensor moe cli" ;;
 		*)	echo "base simd tensor moe" ;;
 		esac ;;
 	mdec)
 		case $2 in
-		*_run.c)	echo "base simd tensor cli" ;;
+		*_run.[ch])	echo "base simd tensor cli" ;;
 		*)	echo "base simd tensor" ;;
 		esac ;;
 	*)	echo "?" ;;
@@ -54,6 +55,12 @@ for f in lib/*/*.c lib/*/*.h; do
 		*_impl.h|*_kernel.h)
 			[ "$to" = "$dir" ] ||
 			    echo "$f:$n: includes \"$inc\": private to lib/$to/"
+			continue ;;
+		esac
+		# a wing's core never reaches cli/ through its story's header
+		case $inc:$f in
+		*_run.h:*_run.[ch])	;;
+		*_run.h:*)	echo "$f:$n: includes \"$inc\": the story's header; only lib/$dir/*_run.[ch] and cmd/ include it"
 			continue ;;
 		esac
 		[ "$to" = "$dir" ] && continue

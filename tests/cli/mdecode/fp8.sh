@@ -20,7 +20,7 @@ mdecode --dtype fp8_e5m2 --k-scale 0.5 --v-scale 3 -q q.npy -k k5.npy -v k5.npy 
 cmp want.csv e4m3.csv && cmp want.csv e5m2.csv && echo "E4M3 and E5M2 equal f16: $(wc -l < want.csv) lines"
 # MLA: V is K's own bytes, so it takes K's scale (0.5 here, as v = k)
 mdecode -q q.npy -k kh.npy -v kh.npy -m m.npy -f csv > want.csv
-mdecode --dtype fp8_e4m3 --k-scale 0.5 --v-dim 8 -q q.npy -k k4.npy -m m.npy -f csv > mla.csv
+mdecode --dtype fp8_e4m3 --k-scale 0.5 --v-dim 8 --scale 0.35355339059327373 -q q.npy -k k4.npy -m m.npy -f csv > mla.csv
 cmp want.csv mla.csv && echo "MLA over FP8: V scaled by --k-scale"
 echo "-- refused"
 fails 1 mdecode -q q.npy -k k4.npy -v k4.npy -m m.npy

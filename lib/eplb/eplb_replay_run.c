@@ -1,0 +1,247 @@
+/*
+ * eplb_replay_run.c - eplb-replay's story (eplb_run.h): the log (or
+ * routing records) read, every configuration of the lists checked and
+ * replayed, the table, --steps and --plot written.
+ */
+#include <err.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "base/threads.h"
+#include "cli/io.h"
+#include "cli/progress.h"
+#include "eplb/eplb_run.h"
+#include "moe/loads.h"
+#include "moe/routing.h"
+#include "tensor/src.h"
+
+#define MAXCFG	4096		/* configurations a sweep may hold */
+
+/* The rules between options, before anything is read. */
+static void
+rules(const struct mk_eplb_replay_job *o)
+{
+	const struct mk_eplb_lists *l = &o->l;
+
+	if ((l->nr > 0) == (l->nred > 0))
+		mk_usage_error(l->nr > 0 ? "give -r or --num-redundant-experts, "
+		    "not both" : "-r LIST (slots per layer) or "
+		    "--num-redundant-experts LIST is required");
+}
+
+/* The routing's traffic under a placement (mk_replay_log.traffic). */
+static int
+traffic(void *ctx, int t, const struct mk_eplb_cfg *c, const int64_t *p2l,
+    int64_t out[2], struct mk_err *e)
+{
+	struct mk_moe_placement pl = { p2l, c->R, c->G, c->G / c->N };
+
+	return mk_moe_routing_traffic(ctx, t, &pl, out, NULL, e);
+}
+
+/* A step of a load log (mk_replay_log.step). */
+static void
+step(const void *ld, int t, double *dst)
+{
+	mk_loads_step(ld, t, dst);
+}
+
+/*
+ * Whether every load of the log is an integer below 2^40 (window sums
+ * then slide exactly): an integer log, or loads that all are.
+ */
+static int
+integer_loads(const struct mk_loads *ld)
+{
+	size_t i, n;
+
+	if (ld->log != NULL && mk_dtype_kind(ld->log->dtype) == MK_KIND_FLOAT)
+		return 0;
+	if (ld->log != NULL && (ld->log->dtype == MK_I64 ||
+	    ld->log->dtype == MK_U64)) {
+		const uint64_t *v = ld->log->data;
+
+		/* i64 in [-2^40, 2^40), and u64 below 2^40 */
+		for (i = 0; i < ld->log->nelem; i++)
+			if ((ld->log->dtype == MK_I64 ? v[i] + (1ull << 40) :
+			    v[i]) >= 1ull << 41 >> (ld->log->dtype == MK_U64))
+				return 0;
+		return 1;
+	}
+	if (ld->log != NULL)
+		return 1;	/* 32 bits or fewer */
+	n = (size_t)ld->T * (size_t)ld->L * (size_t)ld->E;
+	for (i = 0; i < n; i++)
+		if (ld->w[i] != floor(ld->w[i]) || fabs(ld->w[i]) >= 0x1p40)
+			return 0;
+	return 1;
+}
+
+/* The log, as routing records (with their traffic) or a load log. */
+static void
+read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_routing *rt,
+    struct mk_replay_log *log)
+{
+	const unsigned char *p;
+	struct mk_src *s, *m;
+	struct mk_err e;
+	size_t n;
+	double *w;
+	int fmt;
+
+	if ((s = mk_src_open(o->file, &e)) == NULL || (fmt = mk_src_format(s,
+	    &e)) < 0 || mk_src_slurp(s, &p, &n, &e) < 0)
+		mk_fail(s, &e);
+	if ((m = mk_src_mem(p, n, mk_src_name(s), 0)) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	if (mk_moe_routing_is(p, n, fmt, o->fields)) {
+		if (o->E == 0)
+			mk_usage_error("%s: routing records: give -E, the model's "
+			    "experts", mk_src_name(s));
+		if (mk_moe_routing_read(m, o->fields, o->E, o->tps, rt, &e) < 0)
+			mk_fail(m, &e);
+		if ((w = mk_mem_alloc(sizeof(double) * (size_t)rt->T *
+		    (size_t)rt->L * (size_t)rt->E)) == NULL)
+			err(MK_EXIT_DATA, NULL);
+		mk_moe_routing_loads(rt, w);
+		*log = (struct mk_replay_log){ rt->T, rt->L, rt->E, w, NULL,
+		    NULL, traffic, rt, 1 };
+	} else {
+		if (o->E != 0 || o->tps != 1)
+			mk_usage_error("%s: a load log: -E and --tokens-per-step "
+			    "are for routing records", mk_src_name(s));
+		if (mk_loads_read_steps(m, o->file, o->l.skip, ld, &e) < 0)
+			mk_fail(m, &e);
+		*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, ld->w, step,
+		    ld, NULL, NULL, integer_loads(ld) };
+	}
+	mk_src_close(m);
+	mk_src_close(s);
+}
+
+/* The cross product of the lists, each configuration checked. */
+static int
+configs(const struct mk_eplb_replay_job *j, int E, struct mk_replay_cfg *rc)
+{
+	const struct mk_eplb_lists *o = &j->l;
+	int i[12], m = 0, nrr = o->nr > 0 ? o->nr : o->nred;
+	const int lim[12] = { nrr, o->ng, o->nn, o->nk, o->npol, o->nalgo,
+	    o->nwin, j->nitv, o->nhis, o->nmov, o->ngain, o->nbytes };
+	struct mk_replay_cfg *x;
+	struct mk_err e;
+	char lab[300];
+	int d;
+
+	memset(i, 0, sizeof(i));
+	for (;;) {
+		if (m == MAXCFG)
+			mk_usage_error("the lists make more than %d "
+			    "configurations", MAXCFG);
+		x = &rc[m];
+		memset(x, 0, sizeof(*x));
+		x->c.E = E;
+		x->c.R = o->nr > 0 ? o->r[i[0]] : E + o->red[i[0]];
+		x->c.G = o->g[i[1]];
+		x->c.N = o->n[i[2]];
+		x->c.K = o->k[i[3]];
+		x->policy = o->pol[i[4]];
+		x->c.algo = o->algo[i[5]];
+		x->c.objective = MK_EPLB_MEAN;
+		x->window = o->win[i[6]];
+		x->interval = j->itv[i[7]];
+		x->history = o->his[i[8]];
+		x->max_moves = o->mov[i[9]];
+		x->min_gain = o->gain[i[10]];
+		x->expert_bytes = o->bytes[i[11]];
+		if (mk_eplb_config(&x->c, x->policy, &e) < 0 &&
+		    (x->c.hier = x->policy != MK_EPLB_GLOBAL, 1))
+			mk_usage_error("%s (configuration %s)", e.msg,
+			    mk_eplb_replay_label(x, lab, sizeof(lab)));
+		m++;
+		for (d = 0; d < 12 && ++i[d] == lim[d]; d++)
+			i[d] = 0;
+		if (d == 12)
+			break;
+	}
+	return m;
+}
+
+/* The progress line: configurations done. */
+struct prog {
+	struct mk_progress	 p;
+	int			 done;
+};
+
+static void
+tick(void *ctx, int k, int n)
+{
+	struct prog *g = ctx;
+
+	(void)k;
+	(void)n;
+	mk_progress_set(&g->p, ++g->done, 0);
+}
+
+int
+mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
+{
+	struct mk_replay_cfg *rc;
+	struct mk_replay_res *res;
+	struct mk_replay_log log;
+	struct mk_moe_routing rt = { 0 };
+	struct mk_loads ld = { 0 };
+	struct mk_out *w, *pic = NULL, *stp = NULL;
+	struct prog g = { { 0 }, 0 };
+	struct mk_err e;
+	char title[400];
+	int n, k;
+
+	rules(o);
+	mk_out_input(o->file);
+	if ((rc = malloc(sizeof(*rc) * MAXCFG)) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	read_log(o, &ld, &rt, &log);
+	n = configs(o, log.E, rc);
+	for (k = 0; k < n; k++)
+		if (rc[k].window >= log.T)
+			mk_usage_error("--window %d: the log has %d steps (a "
+			    "replay scores the steps after the first window)",
+			    rc[k].window, log.T);
+	if (o->steps != NULL && n != 1)
+		mk_usage_error("--steps: the series of one configuration; the "
+		    "lists make %d", n);
+	if ((res = calloc((size_t)n, sizeof(*res))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
+	stp = o->steps ? mk_out_open(o->steps, MK_FMT_CSV) : NULL;
+	w = mk_out_open(o->c.output, MK_FMT_CSV);
+	mk_progress_start(&g.p, "configurations", n, o->c.quiet);
+	if (mk_eplb_replay_sweep(rc, n, &log, mk_threads_max(), tick, &g, res,
+	    &e) < 0)
+		mk_fail(NULL, &e);
+	mk_progress_end(&g.p);
+	mk_eplb_replay_write(w->fp, rc, res, n, log.traffic != NULL);
+	if (stp != NULL) {
+		if (mk_eplb_replay_series(stp->fp, rc, &log, &e) < 0)
+			mk_fail(NULL, &e);
+		mk_out_close(stp);
+	}
+	if (pic != NULL) {
+		snprintf(title, sizeof(title), "eplb-replay: %s, %d steps x %d "
+		    "layers", o->file ? o->file : "stdin", log.T, log.L);
+		if (mk_eplb_replay_plot(pic->fp, rc, res, n, title, &e) < 0)
+			mk_fail(NULL, &e);
+		mk_out_close(pic);
+	}
+	mk_out_close(w);
+	if (log.traffic != NULL)
+		mk_mem_free((void *)log.w);
+	mk_moe_routing_free(&rt);
+	mk_loads_free(&ld);
+	free(res);
+	free(rc);
+	return MK_EXIT_OK;
+}

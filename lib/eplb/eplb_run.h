@@ -1,0 +1,106 @@
+/*
+ * eplb_run.h - the stories of eplb-plan and eplb-replay: the options both
+ * take, declared once, and each tool's run from parsed options to written
+ * outputs.  Like cli/, this floor of the wing writes and exits: a run's
+ * outputs are committed together or not at all (cli/io.h), a bad input
+ * ends it with one line and status 1 or 2.
+ */
+#ifndef MK_EPLB_RUN_H
+#define MK_EPLB_RUN_H
+
+#include <stdint.h>
+
+#include "cli/opt.h"
+#include "eplb/eplb.h"
+#include "eplb/eplb_replay.h"
+
+struct mk_moe_jsonl;
+
+/*
+ * The options both tools take, by their index in a tool's table; a tool's
+ * own follow from MK_EPLB_O_OWN.
+ */
+enum {
+	MK_EPLB_O_R, MK_EPLB_O_NRED, MK_EPLB_O_G, MK_EPLB_O_N, MK_EPLB_O_K,
+	MK_EPLB_O_POLICY, MK_EPLB_O_ALGO, MK_EPLB_O_WINDOW, MK_EPLB_O_HISTORY,
+	MK_EPLB_O_MOVES, MK_EPLB_O_GAIN, MK_EPLB_O_BYTES, MK_EPLB_O_SKIP,
+	MK_EPLB_O_OWN
+};
+
+/*
+ * Declare them into t[0..MK_EPLB_O_OWN): eplb-replay's take a LIST each
+ * (a sweep), eplb-plan's one value.
+ */
+void	mk_eplb_opts_declare(struct mk_opt *t, int lists);
+
+#define MK_EPLB_LIST	32	/* values a list may hold */
+
+/* Their values, as lists (one value each for eplb-plan). */
+struct mk_eplb_lists {
+	int	 r[MK_EPLB_LIST], nr;		/* -r, or nr 0 */
+	int	 red[MK_EPLB_LIST], nred;	/* --num-redundant-experts */
+	int	 g[MK_EPLB_LIST], ng;
+	int	 n[MK_EPLB_LIST], nn;
+	int	 k[MK_EPLB_LIST], nk;
+	int	 pol[MK_EPLB_LIST], npol;	/* enum mk_eplb_policy */
+	int	 algo[MK_EPLB_LIST], nalgo;	/* enum mk_eplb_algo */
+	int	 win[MK_EPLB_LIST], nwin;	/* 0: not given */
+	int	 his[MK_EPLB_LIST], nhis;
+	int64_t	 mov[MK_EPLB_LIST];		/* -1: none */
+	double	 gain[MK_EPLB_LIST];		/* -1: none */
+	double	 bytes[MK_EPLB_LIST];		/* 0: not given */
+	int	 nmov, ngain, nbytes;
+	int	 skip;				/* --skip-zero-layers */
+};
+
+/*
+ * Read them from t, checked; the values left out get the defaults the
+ * man pages give (window: win_def).  With one_value (eplb-plan) a list of
+ * more than one value is a usage error naming eplb-replay.
+ */
+void	mk_eplb_opts_read(const struct mk_opt *t, int one_value, int win_def,
+	    struct mk_eplb_lists *l);
+
+/* What eplb-plan was asked. */
+struct mk_eplb_plan_job {
+	struct mk_opts	 c;		/* the common options */
+	struct mk_eplb_cfg cfg;		/* R (0: from redundant), G, N, K,
+					 * algo, effort, objective */
+	int		 redundant;	/* --num-redundant-experts, or -1 */
+	int		 policy;	/* enum mk_eplb_policy */
+	int		 window, history, skip_zero, width_max, stats;
+	int		 eval_by_index;	/* --eval's plan: planned layers only
+					 * (set by the run) */
+	double		 min_gain;	/* -1: always the new plan */
+	int64_t		 max_moves;	/* -1: no limit */
+	double		 expert_bytes;	/* 0: not given */
+	const char	*report, *prev, *eval, *plot, *routing;
+	const char	**files;	/* none: stdin */
+	int		 nfiles;
+};
+
+/*
+ * eplb-plan: read the loads, plan (or score --eval's plan), write the
+ * outputs and what --stats, --report and --plot ask.  Returns 0; exits on
+ * an error (see above).
+ */
+int	mk_eplb_plan_run(struct mk_eplb_plan_job *j);
+
+/* What eplb-replay was asked. */
+struct mk_eplb_replay_job {
+	struct mk_opts	 c;
+	struct mk_eplb_lists l;
+	int		 itv[MK_EPLB_LIST], nitv;	/* --interval */
+	int		 E, tps;	/* routing records: -E, tokens a step */
+	const char	*plot, *steps, *file;
+	const struct mk_moe_jsonl *fields;	/* routing records' fields */
+};
+
+/*
+ * eplb-replay: read the log (or routing records), replay every
+ * configuration of the lists and write the table, and --steps and --plot.
+ * Returns 0; exits on an error.
+ */
+int	mk_eplb_replay_run(const struct mk_eplb_replay_job *j);
+
+#endif
