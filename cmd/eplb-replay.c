@@ -10,12 +10,22 @@
 #include "eplb/eplb_run.h"
 #include "moe/jsonl.h"
 
-enum { O_INTERVAL = MK_EPLB_O_OWN, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS,
-	O_FILE, NOPT };
+enum { O_INTERVAL = MK_EPLB_O_OWN, O_ENGINE, O_ASYNC, O_CHUNK, O_UPD,
+	O_SCORE, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS, O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_INTERVAL] = { MK_OPT_VALUE, NULL, "interval", "LIST", "steps "
-	    "between re-plans (default 3000)", NULL },
+	    "between re-plans (default 3000; sglang 1000)", NULL },
+	[O_ENGINE] = { MK_OPT_VALUE, NULL, "engine", "LIST", "whose loop: "
+	    "ideal|vllm|sglang|trtllm (default vllm)", NULL },
+	[O_ASYNC] = { MK_OPT_VALUE, NULL, "async", "LIST", "vllm: on|off "
+	    "(default on, vLLM's)", NULL },
+	[O_CHUNK] = { MK_OPT_VALUE, NULL, "layers-per-chunk", "LIST", "sglang: "
+	    "layers committed a pass (default all at once)", NULL },
+	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "LIST",
+	    "trtllm: layers re-planned an iteration (required)", NULL },
+	[O_SCORE] = { MK_OPT_VALUE, NULL, "score-from", "STEP", "score every "
+	    "row from STEP (default: its window; trtllm 0)", NULL },
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (routing "
 	    "records)", NULL },
 	[O_TPS] = { MK_OPT_VALUE, NULL, "tokens-per-step", "N", "routing: "
@@ -34,7 +44,9 @@ static const struct mk_usage usage = {
 	"-r LIST | --num-redundant-experts LIST -G LIST [-n LIST] [-g LIST] "
 	    "[--policy LIST] [-a LIST] [--window LIST] [--history LIST] "
 	    "[--max-moves LIST] [--min-gain LIST] [--expert-bytes LIST] "
-	    "[--skip-zero-layers] [--interval LIST] [-E E] "
+	    "[--skip-zero-layers] [--interval LIST] [--engine LIST] "
+	    "[--async LIST] [--layers-per-chunk LIST] "
+	    "[--layer-updates-per-iter LIST] [--score-from STEP] [-E E] "
 	    "[--tokens-per-step N] [--fields L,S,T,E] [--plot FILE.svg] "
 	    "[--steps FILE] [-o FILE] [--threads N] [--quiet] [-hVv] [FILE]",
 	"Replay an expert load log through rebalancing policies: balance "
@@ -49,18 +61,41 @@ static const struct mk_usage usage = {
 int
 main(int argc, char *argv[])
 {
+	static const char *const engines[] = { "ideal", "vllm", "sglang",
+	    "trtllm" };
+	static const char *const off_on[] = { "off", "on" };
 	struct mk_eplb_replay_job j = { 0 };
 	struct mk_moe_jsonl fields;
 	struct mk_err e;
 	char buf[256];
+	int i;
 
 	mk_init(argc, argv);
 	mk_eplb_opts_declare(opts, 1);
 	mk_opts_parse(argc, argv, opts, NOPT, MK_OPT_OUTPUT | MK_OPT_THREADS,
 	    &usage, &j.c);
-	mk_eplb_opts_read(opts, 0, 1000, &j.l);
+	mk_eplb_opts_read(opts, 0, 0, &j.l);
+	for (i = 0; i < MK_EPLB_O_OWN; i++)
+		j.given[i] = mk_opt_given(&opts[i]) > 0;
 	j.nitv = mk_opt_ints(&opts[O_INTERVAL], 1, 1 << 30, j.itv,
-	    MK_EPLB_LIST, 3000);
+	    MK_EPLB_LIST, 0);
+	if ((j.neng = mk_opt_picks(&opts[O_ENGINE], engines, MK_NENGINE,
+	    j.eng)) == 0) {
+		j.eng[0] = MK_ENGINE_VLLM;
+		j.neng = 1;
+	}
+	if ((j.nasync = mk_opt_picks(&opts[O_ASYNC], off_on, 2, j.async)) ==
+	    0) {
+		j.async[0] = 1;
+		j.nasync = 1;
+	}
+	j.async_given = mk_opt_given(&opts[O_ASYNC]) > 0;
+	j.chunk_given = mk_opt_given(&opts[O_CHUNK]) > 0;
+	j.nchunk = mk_opt_ints(&opts[O_CHUNK], 1, 1 << 20, j.chunk,
+	    MK_EPLB_LIST, 0);
+	j.nupd = mk_opt_ints(&opts[O_UPD], 1, 1 << 20, j.upd, MK_EPLB_LIST,
+	    0);
+	j.score_from = (int)mk_opt_int_in(&opts[O_SCORE], 0, 1 << 30, -1);
 	j.E = (int)mk_opt_int_in(&opts[O_E], 1, 1 << 20, 0);
 	j.tps = (int)mk_opt_int_in(&opts[O_TPS], 1, 1 << 30, 1);
 	if (mk_moe_jsonl_fields(mk_opt_str(&opts[O_FIELDS]), &fields, buf,

@@ -150,13 +150,18 @@ double	mk_eplb_lower_bound(const struct mk_eplb_cfg *c, const double *w);
 int	mk_eplb_relabel(const struct mk_eplb_cfg *c, const int64_t *prev,
 	    struct mk_eplb_plan *p);
 
-/*
- * Migration from prev to phy2log (one layer): *changed = slots whose
- * expert differs; *copies = experts that some GPU must receive (distinct
- * experts new to that GPU), as vLLM moves weights.
- */
+/* What a layer's new placement moves, as vLLM and SGLang move weights. */
+struct mk_eplb_moves {
+	int64_t	 changed;	/* slots whose expert differs */
+	int64_t	 copies;	/* experts some GPU must receive: distinct
+				 * experts new to that GPU */
+	int64_t	 inter;		/* of them, experts no GPU of the
+				 * receiver's node held before */
+};
+
+/* Migration from prev to phy2log (one layer) into *m. */
 void	mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
-	    const int64_t *phy2log, int64_t *changed, int64_t *copies);
+	    const int64_t *phy2log, struct mk_eplb_moves *m);
 
 /*
  * --max-moves: plan ([L] layers, relabelled towards prev [L, R]) becomes

@@ -118,17 +118,17 @@ out:
 
 void
 mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
-    const int64_t *phy2log, int64_t *changed, int64_t *copies)
+    const int64_t *phy2log, struct mk_eplb_moves *m)
 {
-	int S = c->R / c->G, g, s, t, dup, have;
+	const int S = c->R / c->G, node = c->R / c->N;
+	int g, s, t, dup, have, n0;
 
-	*changed = 0;
-	*copies = 0;
+	memset(m, 0, sizeof(*m));
 	for (g = 0; g < c->G; g++)
 		for (s = 0; s < S; s++) {
 			int64_t e = phy2log[g * S + s];
 			if (e != prev[g * S + s])
-				(*changed)++;
+				m->changed++;
 			/* count each distinct expert of the GPU once */
 			for (t = 0, dup = 0; t < s && !dup; t++)
 				dup = phy2log[g * S + t] == e;
@@ -136,7 +136,12 @@ mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
 				continue;
 			for (t = 0, have = 0; t < S && !have; t++)
 				have = prev[g * S + t] == e;
-			if (!have)
-				(*copies)++;
+			if (have)
+				continue;
+			m->copies++;
+			n0 = g * S / node * node;
+			for (t = n0, have = 0; t < n0 + node && !have; t++)
+				have = prev[t] == e;
+			m->inter += !have;
 		}
 }

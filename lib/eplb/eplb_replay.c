@@ -12,24 +12,11 @@
 #include "base/threads.h"
 #include "eplb/eplb.h"
 #include "eplb/eplb_replay.h"
+#include "eplb/replay_impl.h"
 
-/* One configuration's replay. */
-struct state {
-	const struct mk_replay_cfg *rc;
-	const struct mk_replay_log *log;
-	int64_t	*p2l;		/* [L][R] the placement serving now */
-	int32_t	*ex;		/* [L][R] the same, for the scoring loop */
-	double	*inv;		/* [L][R] 1 / replicas of each slot's expert */
-	double	*ww;		/* [K][L][E] the windows a re-plan sees */
-	int	 ww_t, ww_K;	/* the step and count they were summed for */
-	int64_t	*cnt;		/* [E] scratch */
-	double	*bal;		/* [T] each scored step's balancedness */
-	double	*row;		/* [L][E] a step, where the log has no w */
-};
 
-/* Step t's loads [L][E] (row: room for them, where the log has no w). */
-static const double *
-step_of(const struct state *s, int t, double *row)
+const double *
+replay_step(const struct replay_state *s, int t, double *row)
 {
 	const struct mk_replay_log *g = s->log;
 
@@ -39,9 +26,8 @@ step_of(const struct state *s, int t, double *row)
 	return row;
 }
 
-/* Counts and shares of layer l's placement. */
-static void
-shares(struct state *s, int l)
+void
+replay_shares(struct replay_state *s, int l)
 {
 	const int R = s->rc->c.R, E = s->rc->c.E;
 	const int64_t *p = s->p2l + (size_t)l * R;
@@ -56,24 +42,28 @@ shares(struct state *s, int l)
 	}
 }
 
-/* Step t's summed largest and mean GPU loads over the layers. */
-static void
-score(const struct state *s, int t, double *buf, double *max, double *mean)
+void
+replay_score(const struct replay_state *s, const double *row, double *max,
+    double *mean, double *slot)
 {
 	const struct mk_eplb_cfg *c = &s->rc->c;
 	const int L = s->log->L, R = c->R, G = c->G, per = R / G;
-	const double *row = step_of(s, t, buf);
-	double m = 0, tot = 0, load, top;
+	double m = 0, tot = 0, load, top, v;
 	int l, g, j;
 
 	for (l = 0; l < L; l++) {
 		const double *w = row + (size_t)l * c->E;
 		const int32_t *ex = s->ex + (size_t)l * R;
 		const double *inv = s->inv + (size_t)l * R;
+		double *sl = slot != NULL ? slot + (size_t)l * R : NULL;
 
 		for (top = 0, g = 0; g < G; g++) {
-			for (load = 0, j = g * per; j < g * per + per; j++)
-				load += w[ex[j]] * inv[j];
+			for (load = 0, j = g * per; j < g * per + per; j++) {
+				v = w[ex[j]] * inv[j];
+				load += v;
+				if (sl != NULL)
+					sl[j] = v;
+			}
 			tot += load;
 			top = load > top ? load : top;
 		}
@@ -85,14 +75,14 @@ score(const struct state *s, int t, double *buf, double *max, double *mean)
 
 /* d += (or -=, sign < 0) the loads of steps [a, b). */
 static void
-add_steps(struct state *s, double *d, int a, int b, int sign)
+add_steps(struct replay_state *s, double *d, int a, int b, int sign)
 {
 	const size_t cells = (size_t)s->log->L * (size_t)s->log->E;
 	size_t i;
 	int u;
 
 	for (u = a; u < b; u++) {
-		const double *w = step_of(s, u, s->row);
+		const double *w = replay_step(s, u, s->row);
 
 		if (sign > 0)
 			for (i = 0; i < cells; i++)
@@ -111,7 +101,7 @@ add_steps(struct state *s, double *d, int a, int b, int sign)
  * I steps then costs 2I steps, not W.
  */
 static int
-windows(struct state *s, int t)
+windows(struct replay_state *s, int t)
 {
 	const size_t cells = (size_t)s->log->L * (size_t)s->log->E;
 	const int W = s->rc->window;
@@ -141,13 +131,14 @@ windows(struct state *s, int t)
  * and returned in *moved).  Returns 0 or -1 with e.
  */
 static int
-replan(struct state *s, int t, struct mk_replay_res *res, int64_t *moved,
+replan(struct replay_state *s, int t, struct mk_replay_res *res, int64_t *moved,
     struct mk_err *e)
 {
 	const struct mk_replay_cfg *rc = s->rc;
 	const int L = s->log->L, R = rc->c.R;
 	struct mk_eplb_out out;
-	int64_t ch, cp, mv = 0, copies = 0;
+	struct mk_eplb_moves m;
+	int64_t mv = 0, copies = 0, inter = 0;
 	double before, after;
 	int K = windows(s, t), l, kept = 0;
 
@@ -162,17 +153,19 @@ replan(struct state *s, int t, struct mk_replay_res *res, int64_t *moved,
 		goto fail;
 	for (l = 0; l < L && !kept; l++) {
 		mk_eplb_migration(&rc->c, s->p2l + (size_t)l * R, out.phy2log +
-		    (size_t)l * R, &ch, &cp);
-		mv += ch;
-		copies += cp;
+		    (size_t)l * R, &m);
+		mv += m.changed;
+		copies += m.copies;
+		inter += m.inter;
 	}
 	if (mv > 0) {
 		memcpy(s->p2l, out.phy2log, sizeof(int64_t) * (size_t)L * R);
 		for (l = 0; l < L; l++)
-			shares(s, l);
+			replay_shares(s, l);
 		res->rebalances++;
 		res->moves += mv;
 		res->copies += copies;
+		res->copies_inter += inter;
 	}
 	*moved = mv;
 	mk_eplb_out_free(&out);
@@ -207,7 +200,7 @@ quantile(double *v, int n, double q)
 }
 
 static void
-state_free(struct state *s)
+state_free(struct replay_state *s)
 {
 	mk_mem_free(s->p2l);
 	mk_mem_free(s->ex);
@@ -219,7 +212,7 @@ state_free(struct state *s)
 }
 
 static int
-state_init(struct state *s, const struct mk_replay_cfg *rc,
+state_init(struct replay_state *s, const struct mk_replay_cfg *rc,
     const struct mk_replay_log *log, struct mk_err *e)
 {
 	const size_t LR = (size_t)log->L * (size_t)rc->c.R;
@@ -247,15 +240,10 @@ state_init(struct state *s, const struct mk_replay_cfg *rc,
 	for (i = 0; i < LR; i++)
 		s->p2l[i] = (int64_t)(i % (size_t)rc->c.R) % log->E;
 	for (l = 0; l < log->L; l++)
-		shares(s, l);
+		replay_shares(s, l);
 	return 0;
 }
 
-/* What each step came to: its loads, moves and traffic. */
-struct steps {
-	double	*max, *mean;
-	int64_t	*moved, *tr;	/* tr: [T][2] */
-};
 
 /*
  * The replay on `threads` threads: a re-plan by one, the steps it serves
@@ -263,7 +251,7 @@ struct steps {
  * the same result on any number of threads).  Returns 0 or -1 with e.
  */
 static int
-play(struct state *s, struct steps *x, struct mk_replay_res *res,
+play(struct replay_state *s, struct replay_steps *x, struct mk_replay_res *res,
     int threads, struct mk_err *e)
 {
 	const struct mk_replay_cfg *rc = s->rc;
@@ -296,8 +284,9 @@ play(struct state *s, struct steps *x, struct mk_replay_res *res,
 				break;
 #pragma omp for schedule(static)
 			for (t = a; t < b; t++) {
-				score(s, t, buf, &x->max[t], &x->mean[t]);
-				if (t >= rc->window && log->traffic != NULL &&
+				replay_score(s, replay_step(s, t, buf), &x->max[t],
+				    &x->mean[t], NULL);
+				if (t >= rc->score_from && log->traffic != NULL &&
 				    log->traffic(log->ctx, t, &rc->c, s->p2l,
 				    x->tr + 2 * t, &ek) < 0) {
 #pragma omp critical
@@ -324,8 +313,8 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 	const int T = log->T;
 	double smax = 0, smean = 0;
 	int64_t inter = 0, total = 0;
-	struct steps x;
-	struct state s;
+	struct replay_steps x;
+	struct replay_state s;
 	int t, n = 0, r = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -341,11 +330,12 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 	x.tr = x.moved + T + 1;
 	if (state_init(&s, rc, log, e) < 0)
 		goto out;
-	if (play(&s, &x, res, threads, e) < 0)
+	if ((rc->engine == MK_ENGINE_IDEAL ? play(&s, &x, res, threads, e) :
+	    replay_engine(&s, &x, res, e)) < 0)
 		goto done;
 	for (t = 0; t < T; t++) {
 		if (st != NULL) {
-			st->bal[t] = t >= rc->window && x.max[t] > 0 ?
+			st->bal[t] = t >= rc->score_from && x.max[t] > 0 ?
 			    x.mean[t] / x.max[t] : NAN;
 			st->max[t] = x.max[t];
 			st->mean[t] = x.mean[t];
@@ -354,7 +344,7 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 			    0 ? (double)x.tr[2 * t] / (double)x.tr[2 * t + 1] :
 			    NAN;
 		}
-		if (t < rc->window)
+		if (t < rc->score_from)
 			continue;
 		smax += x.max[t];
 		smean += x.mean[t];
@@ -422,30 +412,78 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 	return bad < n ? -1 : 0;
 }
 
+/* A count, or the empty field for one that does not apply (< 0). */
+static void
+opt_field(FILE *fp, int64_t v)
+{
+	if (v >= 0)
+		fprintf(fp, "%lld", (long long)v);
+	fputc(',', fp);
+}
+
 void
 mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
     const struct mk_replay_res *res, int n, int routing)
 {
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
-	int k;
+	const struct mk_replay_cfg *x;
+	int k, ideal, trt;
 
-	fprintf(fp, "replicas,gpus,nodes,groups,policy,algo,window,interval,"
-	    "history,max_moves,min_gain,expert_bytes,balancedness,"
-	    "balancedness_p5,par,rebalances,moves,bytes_moved,slots_per_gpu%s\n",
+	fprintf(fp, "engine,replicas,gpus,nodes,groups,policy,algo,window,"
+	    "interval,history,max_moves,min_gain,async,layers_per_chunk,"
+	    "layer_updates_per_iter,expert_bytes,score_from,balancedness,"
+	    "balancedness_p5,par,rebalances,moves,bytes_moved,"
+	    "bytes_inter_node,slots_per_gpu%s\n",
 	    routing ? ",inter_node_share" : "");
 	for (k = 0; k < n; k++) {
-		fprintf(fp, "%d,%d,%d,%d,%s,%s,%d,%d,%d,%lld,%g,%.17g,%.9f,%.9f,"
-		    "%.9f,%lld,%lld,%.17g,%d", rc[k].c.R, rc[k].c.G, rc[k].c.N,
-		    rc[k].c.K, rc[k].c.hier ? "hierarchical" : "global",
-		    algos[rc[k].c.algo], rc[k].window, rc[k].interval,
-		    rc[k].history, (long long)rc[k].max_moves, rc[k].min_gain,
-		    rc[k].expert_bytes, res[k].balancedness, res[k].p5,
-		    res[k].par, (long long)res[k].rebalances,
-		    (long long)res[k].moves, res[k].bytes, rc[k].c.R / rc[k].c.G);
+		x = &rc[k];
+		ideal = x->engine == MK_ENGINE_IDEAL;
+		trt = x->engine == MK_ENGINE_TRTLLM;
+		fprintf(fp, "%s,%d,%d,%d,%d,%s,%s,", mk_eplb_engine_name(
+		    x->engine), x->c.R, x->c.G, x->c.N, x->c.K, x->c.hier ?
+		    "hierarchical" : "global", trt ? "trtllm" :
+		    algos[x->c.algo]);
+		opt_field(fp, trt ? -1 : x->window);
+		opt_field(fp, trt ? -1 : x->interval);
+		opt_field(fp, ideal ? x->history : -1);
+		if (ideal && x->max_moves < 0)
+			fputs("none,", fp);
+		else
+			opt_field(fp, ideal ? x->max_moves : -1);
+		if (ideal)
+			fprintf(fp, x->min_gain < 0 ? "none," : "%g,",
+			    x->min_gain);
+		else
+			fputc(',', fp);
+		fprintf(fp, "%s,", x->engine == MK_ENGINE_VLLM ? x->async ?
+		    "on" : "off" : "");
+		opt_field(fp, x->engine == MK_ENGINE_SGLANG ? x->chunk : -1);
+		opt_field(fp, trt ? x->updates : -1);
+		if (x->expert_bytes > 0)
+			fprintf(fp, "%.17g", x->expert_bytes);
+		fprintf(fp, ",%d,%.9f,%.9f,%.9f,%lld,%lld,", x->score_from,
+		    res[k].balancedness, res[k].p5, res[k].par,
+		    (long long)res[k].rebalances, (long long)res[k].moves);
+		if (x->expert_bytes > 0)
+			fprintf(fp, "%.17g", res[k].bytes);
+		fputc(',', fp);
+		if (x->expert_bytes > 0 && x->c.N > 1)
+			fprintf(fp, "%.17g", (double)res[k].copies_inter *
+			    x->expert_bytes);
+		fprintf(fp, ",%d", x->c.R / x->c.G);
 		if (routing)
 			fprintf(fp, ",%.9f", res[k].inter_share);
 		fputc('\n', fp);
 	}
+}
+
+const char *
+mk_eplb_engine_name(int engine)
+{
+	static const char *const names[MK_NENGINE] = { "ideal", "vllm",
+	    "sglang", "trtllm" };
+
+	return (unsigned)engine < MK_NENGINE ? names[engine] : "?";
 }
 
 int

@@ -25,16 +25,41 @@
 #include "base/errmsg.h"
 #include "eplb/eplb.h"
 
+/*
+ * Whose online loop replays the log (eplb-replay(1), ENGINES):
+ *   ideal   the loop above: the bound no engine reaches;
+ *   vllm    vLLM's EplbState: a window of per-slot loads credited to the
+ *           current map at each re-plan, the first re-plan after I/4
+ *           steps, DeepSeek's algorithm, preserve_intragpu_slots, and
+ *           with async one layer committed a step;
+ *   sglang  SGLang's EPLBManager: the recorder's buffer (per-slot loads,
+ *           cleared at each re-plan) as window, a re-plan every I passes,
+ *           layers committed a chunk a pass;
+ *   trtllm  TensorRT-LLM's online MoeLoadBalancer: a decayed load per
+ *           layer, greedy replication and placement, a few layers
+ *           re-planned each iteration.
+ */
+enum mk_replay_engine { MK_ENGINE_IDEAL, MK_ENGINE_VLLM, MK_ENGINE_SGLANG,
+	MK_ENGINE_TRTLLM, MK_NENGINE };
+
+/* "ideal", "vllm", "sglang" or "trtllm". */
+const char	*mk_eplb_engine_name(int engine);
+
 /* One configuration. */
 struct mk_replay_cfg {
 	struct mk_eplb_cfg c;	/* E, R, G, N, K, algo...: mk_eplb_config'd */
+	int	 engine;	/* enum mk_replay_engine */
 	int	 policy;	/* enum mk_eplb_policy, as given (a column) */
-	int	 window;	/* W >= 1 */
-	int	 interval;	/* I >= 1 */
+	int	 window;	/* W >= 1 (trtllm: none) */
+	int	 interval;	/* I >= 1 (trtllm: none) */
 	int	 history;	/* K >= 1 */
 	int64_t	 max_moves;	/* per re-plan, or -1: no limit */
 	double	 min_gain;	/* or -1: every re-plan taken */
 	double	 expert_bytes;	/* bytes an expert copy moves (0: unknown) */
+	int	 async;		/* vllm: layers committed one a step */
+	int	 chunk;		/* sglang: layers a chunk (0: all at once) */
+	int	 updates;	/* trtllm: layers re-planned an iteration */
+	int	 score_from;	/* the first step scored */
 };
 
 /*
@@ -67,7 +92,10 @@ struct mk_replay_res {
 	double	 par;		/* sum of maxima / sum of means */
 	int64_t	 rebalances;	/* re-plans that moved a slot */
 	int64_t	 moves;		/* (layer, slot) pairs whose expert changed */
-	int64_t	 copies;	/* experts a GPU received that it lacked */
+	int64_t	 copies;	/* experts a GPU received that it lacked
+				 * (trtllm: slots copied from host memory) */
+	int64_t	 copies_inter;	/* of them, experts no GPU of the
+				 * receiver's node held before */
 	double	 bytes;		/* copies x expert_bytes */
 	double	 inter_share;	/* dispatches leaving their node (NaN: no
 				 * routing) */

@@ -17,9 +17,10 @@ static const char *const algos[] = { "deepseek", "waterfill", "best" };
 const char *
 mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf, size_t size)
 {
-	snprintf(buf, size, "r %d, G %d, n %d, g %d, %s, %s, window %d, "
-	    "interval %d, history %d, max-moves %lld, min-gain %g", rc->c.R,
-	    rc->c.G, rc->c.N, rc->c.K, rc->c.hier ? "hierarchical" : "global",
+	snprintf(buf, size, "%s, r %d, G %d, n %d, g %d, %s, %s, window %d, "
+	    "interval %d, history %d, max-moves %lld, min-gain %g",
+	    mk_eplb_engine_name(rc->engine), rc->c.R, rc->c.G, rc->c.N,
+	    rc->c.K, rc->c.hier ? "hierarchical" : "global",
 	    algos[rc->c.algo], rc->window, rc->interval, rc->history,
 	    (long long)rc->max_moves, rc->min_gain);
 	return buf;

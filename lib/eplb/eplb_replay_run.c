@@ -122,53 +122,6 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 	mk_src_close(s);
 }
 
-/* The cross product of the lists, each configuration checked. */
-static int
-configs(const struct mk_eplb_replay_job *j, int E, struct mk_replay_cfg *rc)
-{
-	const struct mk_eplb_lists *o = &j->l;
-	int i[12], m = 0, nrr = o->nr > 0 ? o->nr : o->nred;
-	const int lim[12] = { nrr, o->ng, o->nn, o->nk, o->npol, o->nalgo,
-	    o->nwin, j->nitv, o->nhis, o->nmov, o->ngain, o->nbytes };
-	struct mk_replay_cfg *x;
-	struct mk_err e;
-	char lab[300];
-	int d;
-
-	memset(i, 0, sizeof(i));
-	for (;;) {
-		if (m == MAXCFG)
-			mk_usage_error("the lists make more than %d "
-			    "configurations", MAXCFG);
-		x = &rc[m];
-		memset(x, 0, sizeof(*x));
-		x->c.E = E;
-		x->c.R = o->nr > 0 ? o->r[i[0]] : E + o->red[i[0]];
-		x->c.G = o->g[i[1]];
-		x->c.N = o->n[i[2]];
-		x->c.K = o->k[i[3]];
-		x->policy = o->pol[i[4]];
-		x->c.algo = o->algo[i[5]];
-		x->c.objective = MK_EPLB_MEAN;
-		x->window = o->win[i[6]];
-		x->interval = j->itv[i[7]];
-		x->history = o->his[i[8]];
-		x->max_moves = o->mov[i[9]];
-		x->min_gain = o->gain[i[10]];
-		x->expert_bytes = o->bytes[i[11]];
-		if (mk_eplb_config(&x->c, x->policy, &e) < 0 &&
-		    (x->c.hier = x->policy != MK_EPLB_GLOBAL, 1))
-			mk_usage_error("%s (configuration %s)", e.msg,
-			    mk_eplb_replay_label(x, lab, sizeof(lab)));
-		m++;
-		for (d = 0; d < 12 && ++i[d] == lim[d]; d++)
-			i[d] = 0;
-		if (d == 12)
-			break;
-	}
-	return m;
-}
-
 /* The progress line: configurations done. */
 struct prog {
 	struct mk_progress	 p;
@@ -204,12 +157,14 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	if ((rc = malloc(sizeof(*rc) * MAXCFG)) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	read_log(o, &ld, &rt, &log);
-	n = configs(o, log.E, rc);
+	n = mk_eplb_sweep(o, log.E, rc, MAXCFG);
 	for (k = 0; k < n; k++)
-		if (rc[k].window >= log.T)
-			mk_usage_error("--window %d: the log has %d steps (a "
-			    "replay scores the steps after the first window)",
-			    rc[k].window, log.T);
+		if (rc[k].score_from >= log.T)
+			mk_usage_error("%s %d: the log has %d steps (a replay "
+			    "scores the steps from %s on)", o->score_from >= 0 ?
+			    "--score-from" : "--window", rc[k].score_from,
+			    log.T, o->score_from >= 0 ? "that one" : "its "
+			    "first window");
 	if (o->steps != NULL && n != 1)
 		mk_usage_error("--steps: the series of one configuration; the "
 		    "lists make %d", n);

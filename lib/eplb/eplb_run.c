@@ -100,11 +100,15 @@ mk_eplb_opts_read(const struct mk_opt *t, int one_value, int win_def,
 	    &o[MK_EPLB_O_POLICY], pols, 3, l->pol), b)) == 0) {
 		l->pol[0] = MK_EPLB_AUTO;
 		l->npol = 1;
+	} else {
+		l->pol_given = 1;
 	}
 	if ((l->nalgo = one(&o[MK_EPLB_O_ALGO], mk_opt_picks(
 	    &o[MK_EPLB_O_ALGO], algos, 3, l->algo), b)) == 0) {
 		l->algo[0] = MK_EPLB_BEST;
 		l->nalgo = 1;
+	} else {
+		l->algo_given = 1;
 	}
 	l->nwin = one(&o[MK_EPLB_O_WINDOW], mk_opt_ints(&o[MK_EPLB_O_WINDOW],
 	    1, 1 << 30, l->win, MK_EPLB_LIST, win_def), b);

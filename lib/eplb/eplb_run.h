@@ -44,6 +44,7 @@ struct mk_eplb_lists {
 	int	 k[MK_EPLB_LIST], nk;
 	int	 pol[MK_EPLB_LIST], npol;	/* enum mk_eplb_policy */
 	int	 algo[MK_EPLB_LIST], nalgo;	/* enum mk_eplb_algo */
+	int	 pol_given, algo_given;	/* not the defaults (auto, best) */
 	int	 win[MK_EPLB_LIST], nwin;	/* 0: not given */
 	int	 his[MK_EPLB_LIST], nhis;
 	int64_t	 mov[MK_EPLB_LIST];		/* -1: none */
@@ -89,12 +90,29 @@ int	mk_eplb_plan_run(struct mk_eplb_plan_job *j);
 /* What eplb-replay was asked. */
 struct mk_eplb_replay_job {
 	struct mk_opts	 c;
-	struct mk_eplb_lists l;
-	int		 itv[MK_EPLB_LIST], nitv;	/* --interval */
+	struct mk_eplb_lists l;		/* window 0: the engine's default */
+	int		 itv[MK_EPLB_LIST], nitv;	/* --interval, 0: the
+						 * engine's default */
+	int		 eng[MK_NENGINE], neng;		/* --engine */
+	int		 async[2], nasync;		/* --async off,on */
+	int		 chunk[MK_EPLB_LIST], nchunk;	/* sglang's */
+	int		 upd[MK_EPLB_LIST], nupd;	/* trtllm's (0: none
+							 * given) */
+	int		 score_from;	/* --score-from, or -1 */
+	int		 given[MK_EPLB_O_OWN];	/* which shared options were */
+	int		 async_given, chunk_given;	/* and these */
 	int		 E, tps;	/* routing records: -E, tokens a step */
 	const char	*plot, *steps, *file;
 	const struct mk_moe_jsonl *fields;	/* routing records' fields */
 };
+
+/*
+ * The configurations of j's lists for a log of E experts into rc[0..max),
+ * checked (exits with status 2 naming a value an engine cannot run).
+ * Returns how many.
+ */
+int	mk_eplb_sweep(const struct mk_eplb_replay_job *j, int E,
+	    struct mk_replay_cfg *rc, int max);
 
 /*
  * eplb-replay: read the log (or routing records), replay every

@@ -124,9 +124,14 @@ mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 		for (s = 0; s < S; s++) {
 			x = &st[(size_t)s * L + l];
 			figures(c, row_of(c, w, L, s, l), pl, cnt, x);
-			if (prev != NULL)
+			if (prev != NULL) {
+				struct mk_eplb_moves m;
+
 				mk_eplb_migration(c, prev + (size_t)l *
-				    (size_t)c->R, pl, &x->changed, &x->copies);
+				    (size_t)c->R, pl, &m);
+				x->changed = m.changed;
+				x->copies = m.copies;
+			}
 		}
 		if (baseline(c, &oc, other, w, S, L, l, st) < 0)
 			bad |= 1;

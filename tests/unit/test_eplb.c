@@ -387,7 +387,8 @@ test_relabel(void)
 {
 	struct mk_eplb_cfg c = cfg(64, 80, 16, 4, 8, MK_EPLB_BEST,
 	    MK_EPLB_HIER);
-	int64_t phy[80], rank[80], cnt[64], prev[80], ch, cp;
+	int64_t phy[80], rank[80], cnt[64], prev[80];
+	struct mk_eplb_moves mv;
 	struct mk_eplb_plan p = { phy, rank, cnt };
 	struct rng r = { 99 };
 	struct mk_err e;
@@ -405,9 +406,10 @@ test_relabel(void)
 		for (j = 0; j < S; j++)
 			prev[perm[i] * S + (S - 1 - j)] = phy[i * S + j];
 	CU_ASSERT_FATAL(mk_eplb_relabel(&c, prev, &p) == 0);
-	mk_eplb_migration(&c, prev, phy, &ch, &cp);
-	CU_ASSERT_EQUAL(ch, 0);
-	CU_ASSERT_EQUAL(cp, 0);
+	mk_eplb_migration(&c, prev, phy, &mv);
+	CU_ASSERT_EQUAL(mv.changed, 0);
+	CU_ASSERT_EQUAL(mv.copies, 0);
+	CU_ASSERT_EQUAL(mv.inter, 0);
 	CU_ASSERT_EQUAL(memcmp(phy, prev, sizeof(prev)), 0);
 	CU_ASSERT_EQUAL(mk_eplb_verify(&c, &p, &e), 0);
 	CU_ASSERT_DOUBLE_EQUAL(mk_eplb_max_load(&c, w, phy, cnt, NULL), before,

@@ -5,11 +5,12 @@
 cp "$TESTDATA/eplb-replay-log.npy" log.npy
 log=log.npy
 cp "$TESTDATA/a2a-mixtral-gsm8k-head.jsonl" mixtral.jsonl
-eplb-replay --quiet -a deepseek --num-redundant-experts 0,32 -G 32 -n 4 -g 8 \
-    --window 40 --interval 40,80 --max-moves none,300 --plot p.svg $log > /dev/null
+eplb-replay --quiet --engine ideal,vllm -a deepseek --num-redundant-experts 0,32 \
+    -G 32 -n 4 -g 8 --window 40 --interval 40,80 --max-moves none,300 \
+    --plot p.svg $log > /dev/null
 render p.svg
 echo "points: $(grep -c '<circle' p.svg), on the front: $(grep -c 'Pareto front)' p.svg)"
-eplb-replay --quiet -E 8 -r 16 -G 4 -n 2 -a deepseek,best --window 8 \
+eplb-replay --quiet --engine ideal -E 8 -r 16 -G 4 -n 2 -a deepseek,best --window 8 \
     --interval 8,16 --tokens-per-step 2 --plot q.svg \
     mixtral.jsonl > /dev/null
 render q.svg

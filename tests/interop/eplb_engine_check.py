@@ -1,0 +1,311 @@
+"""eplb-replay --engine against independent numpy models of each engine's
+online loop, written here from the engines' sources (the commits
+eplb-replay(1) names):
+
+  vllm    EplbState.step/rearrange: a ring of window_size per-slot loads
+          (zeros until written), credited to experts through the map
+          current at the re-plan; the step counter starting at 3/4 of the
+          interval; DefaultEplbPolicy (DeepSeek's algorithm, hierarchical
+          where groups % nodes == 0) then preserve_intragpu_slots; with
+          async one layer committed a step from the step after, a re-plan
+          deferred while one is being committed;
+  sglang  EPLBManager: a re-plan every rebalance_num_iterations passes
+          from the buffer since its last dump (cleared then), chunks of
+          layers committed a pass each;
+  trtllm  MoeLoadBalancer: per-layer loads decayed by 0.95 (float32) a
+          step, layers re-planned by doReplication/doPlacement in turn,
+          their loads cleared after.
+
+Every engine splits an expert's load evenly over its replicas.  The
+issue's bound: balancedness within 2e-3, the same re-plans, moves and
+bytes within 3 %; these models agree exactly.  Drifting logs with W > I,
+W = I and W < I.  Run by tests/interop/run.sh."""
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from deepseek_np import deepseek  # noqa: E402
+
+BIN = os.environ["MOEKIT_BIN"]
+seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
+rng = np.random.default_rng(seed)
+checks = 0
+
+
+def fail(msg):
+    sys.exit("eplb-replay engine check failed (seed %d): %s" % (seed, msg))
+
+
+def replay(args):
+    p = subprocess.run([os.path.join(BIN, "eplb-replay"), "--quiet"] + args,
+                       capture_output=True)
+    if p.returncode != 0:
+        fail("eplb-replay %s: %s" % (" ".join(args), p.stderr.decode()))
+    return list(csv.DictReader(io.StringIO(p.stdout.decode())))
+
+
+class Run:
+    """A placement serving steps, and what it cost."""
+
+    def __init__(self, w, R, G, N, p2l):
+        self.w, self.R, self.G, self.N = w, R, G, N
+        self.p2l = p2l
+        self.max = np.zeros(w.shape[0])
+        self.mean = np.zeros(w.shape[0])
+        self.moves = self.copies = self.inter = self.replans = 0
+        self.plan_moved = 0
+
+    def serve(self, t):
+        """Step t's per-slot loads [L, R], its score recorded."""
+        L, E = self.w.shape[1:]
+        slot = np.zeros((L, self.R))
+        for l in range(L):
+            cnt = np.bincount(self.p2l[l], minlength=E)
+            slot[l] = self.w[t, l, self.p2l[l]] / cnt[self.p2l[l]]
+        gpu = slot.reshape(L, self.G, -1).sum(2)
+        self.max[t] = gpu.max(1).sum()
+        self.mean[t] = gpu.mean(1).sum()
+        return slot
+
+    def commit(self, l, row, host=False):
+        old = self.p2l[l]
+        S = self.R // self.G
+        node = self.R // self.N
+        ch = int((old != row).sum())
+        if host:                   # TensorRT-LLM: a copy a changed slot
+            cp = ch
+        else:
+            cp = 0
+            for g in range(self.G):
+                have = set(old[g * S:(g + 1) * S])
+                for e in set(row[g * S:(g + 1) * S]) - have:
+                    cp += 1
+                    n0 = g * S // node * node
+                    self.inter += e not in set(old[n0:n0 + node])
+        self.moves += ch
+        self.copies += cp
+        self.plan_moved += ch
+        self.p2l[l] = row.copy()
+
+    def done(self):
+        self.replans += self.plan_moved > 0
+        self.plan_moved = 0
+
+    def balancedness(self, start):
+        return self.mean[start:].sum() / self.max[start:].sum()
+
+
+def plan(load, R, K, N, G):
+    """DeepSeek's plan of every layer, hierarchical where K % N == 0."""
+    if K % N:
+        K = N = 1
+    return np.array([deepseek(load[l], R, K, N, G) for l in
+                     range(load.shape[0])])
+
+
+def credit(ring_sum, p2l, E):
+    """The window's per-slot loads credited to the current map's experts."""
+    load = np.zeros((p2l.shape[0], E))
+    for l in range(p2l.shape[0]):
+        np.add.at(load[l], p2l[l], ring_sum[l])
+    return load
+
+
+def preserve(new, old, G):
+    """vLLM's preserve_intragpu_slots, one layer."""
+    S = len(new) // G
+    out = new.copy()
+    for g in range(G):
+        o, n = old[g * S:(g + 1) * S], new[g * S:(g + 1) * S]
+        used = np.zeros(S, bool)
+        kept = np.zeros(S, bool)
+        for a in range(S):
+            m = np.flatnonzero((n == o[a]) & ~used)
+            if len(m):
+                out[g * S + a] = n[m[0]]
+                used[m[0]] = kept[a] = True
+        for a, b in zip(np.flatnonzero(~kept), np.flatnonzero(~used)):
+            out[g * S + a] = n[b]
+    return out
+
+
+def vllm(w, R, K, N, G, W, I, is_async):
+    T, L, E = w.shape
+    run = Run(w, R, G, N, np.tile(np.arange(R) % E, (L, 1)))
+    ring = np.zeros((W, L, R))
+    counter = max(0, I - I // 4)
+    pending, nxt = None, 0
+    for t in range(T):
+        ring[t % W] = run.serve(t)
+        counter += 1
+        if pending is not None:
+            run.commit(nxt, pending[nxt])
+            nxt += 1
+            if nxt == L:
+                pending = None
+                run.done()
+        if counter >= I and pending is None:
+            counter = 0
+            new = plan(credit(ring.sum(0), run.p2l, E), R, K, N, G)
+            new = np.array([preserve(new[l], run.p2l[l], G)
+                            for l in range(L)])
+            if is_async:
+                pending, nxt = new, 0
+            else:
+                for l in range(L):
+                    run.commit(l, new[l])
+                run.done()
+    return run
+
+
+def sglang(w, R, K, N, G, W, I, chunk):
+    T, L, E = w.shape
+    run = Run(w, R, G, N, np.tile(np.arange(R) % E, (L, 1)))
+    buf = []                       # the recorder's passes since its dump
+    due, pending, c = I, None, 0
+    C = chunk if 0 < chunk < L else L
+    chunks = [list(range(a, min(a + C, L))) for a in range(0, L, C)]
+    for t in range(T):
+        buf = (buf + [run.serve(t)])[-W:]
+        if pending is not None:
+            for l in chunks[c]:
+                run.commit(l, pending[l])
+            c += 1
+            if c == len(chunks):
+                pending, due = None, t + I
+                run.done()
+            continue
+        if t != due:
+            continue
+        new = plan(credit(np.sum(buf, 0), run.p2l, E), R, K, N, G)
+        buf = []
+        if len(chunks) > 1:
+            pending, c = new, 0
+            continue
+        for l in range(L):
+            run.commit(l, new[l])
+        due = t + I
+        run.done()
+    return run
+
+
+def trtllm_layer(f, R, G):
+    """doReplication then doPlacement of one layer's float32 loads f."""
+    E = len(f)
+    S = R // G
+    total = float(np.sum(f.astype(np.float64)))
+    if total == 0:
+        cnt = np.array([R // E + (i < R % E) for i in range(E)])
+    else:
+        cnt = np.ones(E, int)
+        for _ in range(E, R):      # its heap: ties to the larger id
+            size = [float(f[i]) / cnt[i] for i in range(E)]
+            best = max(range(E), key=lambda i: (size[i], i))
+            cnt[best] += 1
+    reps = sorted(((float(f[i]) / cnt[i], i) for i in range(E)
+                   for _ in range(cnt[i])), key=lambda r: (-r[0], r[1]))
+    load = [0.0] * G
+    used = [0] * G
+    row = np.zeros(R, int)
+    for size, e in reps:
+        g = min((x for x in range(G) if used[x] < S),
+                key=lambda x: (load[x], x))
+        row[g * S + used[g]] = e
+        used[g] += 1
+        load[g] += size
+    return row
+
+
+def trtllm(w, R, G, N, k):
+    T, L, E = w.shape
+    S = R // G
+    start = np.array([((j // S) * E // G + j % S) % E for j in range(R)])
+    run = Run(w, R, G, N, np.tile(start, (L, 1)))
+    U = (L + k - 1) // k
+    sets = [[l for l in range(L) if l % U == i] for i in range(U)]
+    if len(sets[0]) == len(sets[-1]):
+        sets.append([])
+    f = np.zeros((L, E), np.float32)
+    for t in range(T):
+        run.serve(t)
+        f = (f * np.float32(0.95) + w[t].astype(np.float32)).astype(
+            np.float32)
+        for l in sets[t % len(sets)]:
+            run.commit(l, trtllm_layer(f[l], R, G), host=True)
+            f[l] = 0
+        if sets[t % len(sets)]:
+            run.done()
+    return run
+
+
+def compare(what, row, run, start, B):
+    global checks
+    checks += 1
+    b = run.balancedness(start)
+    if not abs(float(row["balancedness"]) - b) <= 2e-3:
+        fail("%s: balancedness %s, the model's %.9f" % (
+            what, row["balancedness"], b))
+    if int(row["rebalances"]) != run.replans:
+        fail("%s: %s re-plans, the model's %d" % (
+            what, row["rebalances"], run.replans))
+    for col, want in (("moves", run.moves), ("bytes_moved", run.copies * B)):
+        got = float(row[col])
+        if not abs(got - want) <= 0.03 * max(want, 1):
+            fail("%s: %s %s, the model's %s" % (what, col, got, want))
+    if run.N > 1 and row["bytes_inter_node"] != "" and not abs(
+            float(row["bytes_inter_node"]) - run.inter * B) <= 0.03 * max(
+            run.inter * B, 1):
+        fail("%s: bytes_inter_node %s, the model's %d" % (
+            what, row["bytes_inter_node"], run.inter * B))
+
+
+def drifting(T, L, E):
+    """A log whose popularity drifts: a random walk of log-popularity."""
+    z = rng.normal(0, 1, (L, E))
+    w = np.zeros((T, L, E), np.int64)
+    for t in range(T):
+        z += rng.normal(0, 0.08, (L, E))
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        w[t] = rng.poisson(300 * p)
+    return w
+
+
+def main():
+    T, L, E, B = 300, 4, 32, 1000
+    w = drifting(T, L, E)
+    np.save("log.npy", w)
+    base = ["--expert-bytes", str(B), "log.npy"]
+    for R, K, N, G in ((40, 4, 2, 8), (48, 1, 1, 8), (64, 8, 2, 8)):
+        topo = ["-r", str(R), "-G", str(G), "-n", str(N), "-g", str(K)]
+        for W, I in ((60, 20), (40, 40), (20, 70)):
+            for a in ("off", "on"):
+                row = replay(topo + ["--engine", "vllm", "--window", str(W),
+                                     "--interval", str(I), "--async", a,
+                                     "--score-from", "0"] + base)[0]
+                compare("vllm R %d K %d N %d W %d I %d async %s" % (
+                    R, K, N, W, I, a), row, vllm(w, R, K, N, G, W, I,
+                                                  a == "on"), 0, B)
+        for W, I, c in ((30, 30, 0), (20, 50, 2), (50, 50, 3)):
+            row = replay(topo + ["--engine", "sglang", "--window", str(W),
+                                 "--interval", str(I), "--layers-per-chunk",
+                                 str(c or L), "--score-from", "0"] + base)[0]
+            compare("sglang R %d W %d I %d chunk %d" % (R, W, I, c), row,
+                    sglang(w, R, K, N, G, W, I, c), 0, B)
+        for k in (1, 2, 3):
+            row = replay(["-r", str(R), "-G", str(G), "-n", str(N),
+                          "--engine", "trtllm", "--layer-updates-per-iter",
+                          str(k)] + base)[0]
+            compare("trtllm R %d k %d" % (R, k), row,
+                    trtllm(w, R, G, N, k), 0, B)
+    print("eplb-replay: %d engine loops equal to numpy models of vLLM, "
+          "SGLang and TensorRT-LLM (seed %d)" % (checks, seed))
+
+
+main()
