@@ -160,20 +160,19 @@ warnings(const struct mk_a2a_layout_job *o, struct mk_a2a_job *j, int plan_rows)
 
 	/* 7168 is DeepSeek-V3's; a Mixtral trace needs 4096 */
 	if ((o->job.report || o->plot != NULL) && o->hidden_default)
-		fprintf(stderr, "%s: note: --hidden not given; the sizes are "
-		    "for hidden 7168 (DeepSeek-V3)\n", mk_progname());
+		mk_note("--hidden not given; the sizes are for hidden 7168 "
+		    "(DeepSeek-V3)");
 	/* -E 16 on an 8-expert trace leaves half the ranks without tokens */
-	if (o->phy2log == NULL && t->steps > 0 && c->E >= 2 &&
+	if (o->phy2log == NULL && t->steps > 0 && c->E >= 2 && t->used > 0 &&
 	    t->used <= c->E / 2)
-		fprintf(stderr, "%s: warning: the ids use experts 0..%d of -E "
-		    "%d, the ranks of the rest get no token: is -E the model's "
-		    "routed experts?\n", mk_progname(), t->used - 1, c->E);
+		mk_warning("the ids use experts 0..%d of -E %d, the ranks of "
+		    "the rest get no token: is -E the model's routed experts?",
+		    t->used - 1, c->E);
 	if (plan_rows > 1 && !o->per_step && !o->layer_given &&
 	    t->steps == plan_rows)
-		fprintf(stderr, "%s: warning: the trace has %d steps, as many "
-		    "as %s has layers, and all went through layer 0; "
-		    "--layer-per-step routes step s through layer s\n",
-		    mk_progname(), t->steps, o->phy2log);
+		mk_warning("the trace has %d steps, as many as %s has layers, "
+		    "and all went through layer 0; --layer-per-step routes "
+		    "step s through layer s", t->steps, o->phy2log);
 }
 
 /* How the stacked outputs go to -o FILE. */

@@ -307,9 +307,9 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	/* a swapped -G/-g plans another machine: name the one planned for,
 	 * once all is written */
 	if (o->stats || o->eval)
-		fprintf(stderr, "%s: %s for %d GPUs (%d node%s of %d), %d "
-		    "slots (%d a GPU), %d experts in %d group%s, %s policy\n",
-		    mk_progname(), o->eval ? "evaluated" : "planned",
+		mk_note("%s for %d GPUs (%d node%s of %d), %d slots (%d a "
+		    "GPU), %d experts in %d group%s, %s policy",
+		    o->eval ? "evaluated" : "planned",
 		    o->cfg.G, o->cfg.N, o->cfg.N > 1 ? "s" : "",
 		    o->cfg.G / o->cfg.N, o->cfg.R, o->cfg.R / o->cfg.G,
 		    o->cfg.E, o->cfg.K, o->cfg.K > 1 ? "s" : "",
@@ -349,7 +349,7 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 	write_all(o, &ld, fmt, &plan, prev);
 	/* once all went well: a run that fails says one thing */
 	if (mk_loads_note(&ld, note, sizeof(note)))
-		fprintf(stderr, "%s: %s\n", mk_progname(), note);
+		mk_note("%s", note);
 	free(prev);
 	mk_eplb_out_free(&plan);
 	mk_loads_free(&ld);

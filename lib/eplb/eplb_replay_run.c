@@ -149,7 +149,7 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	struct mk_out *w, *pic = NULL, *stp = NULL;
 	struct prog g = { { 0 }, 0 };
 	struct mk_err e;
-	char title[400];
+	char title[400], note[1024];
 	int n, k;
 
 	rules(o);
@@ -192,6 +192,9 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 		mk_out_close(pic);
 	}
 	mk_out_close(w);
+	/* once all went well: a run that fails says one thing */
+	if (mk_loads_note(&ld, note, sizeof(note)))
+		mk_note("%s", note);
 	if (log.traffic != NULL)
 		mk_mem_free((void *)log.w);
 	mk_moe_routing_free(&rt);
