@@ -27,7 +27,7 @@ TOOLS = tensor-cat eplb-plan eplb-replay a2a-layout mdecode
 
 # Debian 12 packages: building, testing, and (separately) fuzzing.
 DEPS_BUILD = gcc make libcsv-dev libargtable2-dev libcunit1-dev libzip-dev
-DEPS_CHECK = $(DEPS_BUILD) mandoc python3-numpy librsvg2-bin
+DEPS_CHECK = $(DEPS_BUILD) mandoc python3-numpy python3-yaml librsvg2-bin
 DEPS_FUZZ  = clang libclang-rt-14-dev
 
 ifneq ($(SANITIZE),)

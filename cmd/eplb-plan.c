@@ -99,7 +99,7 @@ main(int argc, char *argv[])
 	mk_init(argc, argv);
 	mk_eplb_opts_declare(opts, 0);
 	mk_opts_parse(argc, argv, opts, NOPT, MK_OPT_FORMAT | MK_OPT_EMIT |
-	    MK_OPT_OUTPUT | MK_OPT_THREADS | MK_OPT_SGLANG, &usage, &j.c);
+	    MK_OPT_OUTPUT | MK_OPT_THREADS | MK_OPT_PLANS, &usage, &j.c);
 	job_of(&j);
 	return mk_eplb_plan_run(&j);
 }

@@ -145,8 +145,8 @@ mk_common_args(struct mk_common *c, int flags)
 {
 	memset(c, 0, sizeof(*c));
 	if (flags & MK_OPT_FORMAT)
-		c->format = arg_str0("f", "format", flags & MK_OPT_SGLANG ?
-		    "csv|npy|npz|sglang" : "csv|npy|npz",
+		c->format = arg_str0("f", "format", flags & MK_OPT_PLANS ?
+		    "csv|npy|npz|sglang|vllm|trtllm" : "csv|npy|npz",
 		    "output format (default: -o FILE's extension, else the input's)");
 	c->flags = flags;
 	if (flags & MK_OPT_EMIT)
@@ -517,25 +517,45 @@ keep_table(void **argtable, size_t n)
 	atexit(free_table);
 }
 
+/* The formats -f names, in order, and the extension each file takes. */
+static const struct {
+	const char	*name, *ext, *ext2;
+	enum mk_fmt	 fmt;
+	int		 plan;	/* eplb-plan's placement files only */
+} formats[] = {
+	{ "csv", ".csv", NULL, MK_FMT_CSV, 0 },
+	{ "npy", ".npy", NULL, MK_FMT_NPY, 0 },
+	{ "npz", ".npz", NULL, MK_FMT_NPZ, 0 },
+	{ "sglang", ".json", NULL, MK_FMT_SGLANG, 1 },
+	{ "vllm", ".jsonl", NULL, MK_FMT_VLLM, 1 },
+	{ "trtllm", ".yaml", ".yml", MK_FMT_TRTLLM, 1 },
+};
+#define NFORMATS	((int)(sizeof(formats) / sizeof(formats[0])))
+
+static int
+ends_with(const char *path, const char *ext)
+{
+	size_t n = strlen(path), l;
+
+	return ext != NULL && n > (l = strlen(ext)) && strcasecmp(path + n - l,
+	    ext) == 0;
+}
+
 /*
- * -o FILE without -f: the format its extension names (.csv .npy .npz, and
- * .json for eplb-plan's SGLang file), else the tool's default.
+ * -o FILE: the index of the format its extension names (.csv .npy .npz;
+ * with flags' MK_OPT_PLANS also .json, .jsonl, .yaml), or -1.
  */
-static enum mk_fmt
+static int
 format_of_name(const char *path, int flags)
 {
-	static const struct { const char *ext; enum mk_fmt fmt; } ext[] = {
-		{ ".csv", MK_FMT_CSV }, { ".npy", MK_FMT_NPY },
-		{ ".npz", MK_FMT_NPZ }, { ".json", MK_FMT_SGLANG } };
-	size_t n = strlen(path), i, l;
+	int i;
 
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		l = strlen(ext[i].ext);
-		if (n > l && strcasecmp(path + n - l, ext[i].ext) == 0 &&
-		    (ext[i].fmt != MK_FMT_SGLANG || (flags & MK_OPT_SGLANG)))
-			return ext[i].fmt;
-	}
-	return MK_FMT_AUTO;
+	for (i = 0; i < NFORMATS; i++)
+		if ((ends_with(path, formats[i].ext) ||
+		    ends_with(path, formats[i].ext2)) && (!formats[i].plan ||
+		    (flags & MK_OPT_PLANS)))
+			return i;
+	return -1;
 }
 
 /* The extension of path's last component (".txt"), or NULL. */
@@ -553,10 +573,10 @@ void
 mk_cli_parse(int argc, char **argv, void **argtable,
     const struct mk_common *c, const struct mk_usage *u, struct mk_opts *o)
 {
-	static const char *const formats[] = { "csv", "npy", "npz", "sglang" };
-	static const enum mk_fmt fmts[] = { MK_FMT_CSV, MK_FMT_NPY,
-	    MK_FMT_NPZ, MK_FMT_SGLANG };
+	static const char *const names[NFORMATS] = { "csv", "npy", "npz",
+	    "sglang", "vllm", "trtllm" };
 	struct arg_end *end;
+	int f, x;
 	char desc[512];
 	int n, i;
 
@@ -595,23 +615,34 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	}
 	memset(o, 0, sizeof(*o));
 	o->format = MK_FMT_AUTO;
-	if (c->format != NULL && c->format->count > 0)
-		o->format = fmts[mk_opt_choice(c->format->sval[0], formats,
-		    c->flags & MK_OPT_SGLANG ? 4 : 3, "--format")];
-	o->format_given = c->format != NULL && c->format->count > 0;
+	f = -1;
+	if (c->format != NULL && c->format->count > 0) {
+		f = mk_opt_choice(c->format->sval[0], names, c->flags &
+		    MK_OPT_PLANS ? NFORMATS : 3, "--format");
+		o->format = formats[f].fmt;
+	}
+	o->format_given = f >= 0;
 	if (c->emit != NULL && c->emit->count > 0)
 		o->emit = c->emit->sval[0];
 	o->emit_given = o->emit != NULL;
 	if (c->output != NULL && c->output->count > 0)
 		o->output = c->output->filename[0];
-	if (o->format == MK_FMT_AUTO && o->output != NULL &&
-	    (o->format = format_of_name(o->output, c->flags)) == MK_FMT_AUTO &&
-	    c->format != NULL && extension(o->output) != NULL)
+	x = o->output != NULL ? format_of_name(o->output, c->flags) : -1;
+	/* a file named for one format written in another: refused */
+	if (f >= 0 && x >= 0 && x != f)
+		mk_usage_error("-f %s -o %s: the file's name says %s; name it "
+		    "%s or give -f %s", names[f], o->output, names[x],
+		    formats[f].ext, names[x]);
+	if (f < 0 && x >= 0)
+		o->format = formats[x].fmt;
+	if (f < 0 && x < 0 && o->output != NULL && c->format != NULL &&
+	    extension(o->output) != NULL)
 		mk_usage_error("-o %s: no format is named %s: give -f %s, or "
 		    "name the file .csv, .npy or .npz%s", o->output,
-		    extension(o->output), c->flags & MK_OPT_SGLANG ?
-		    "csv|npy|npz|sglang" : "csv|npy|npz", c->flags &
-		    MK_OPT_SGLANG ? " (.json: SGLang's)" : "");
+		    extension(o->output), c->flags & MK_OPT_PLANS ?
+		    "csv|npy|npz|sglang|vllm|trtllm" : "csv|npy|npz", c->flags &
+		    MK_OPT_PLANS ? " (.json, .jsonl, .yaml: SGLang's, vLLM's, "
+		    "TensorRT-LLM's)" : "");
 	if (c->threads != NULL && c->threads->count > 0)
 		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
 		    "--threads");

@@ -23,7 +23,8 @@
 #define MK_OPT_OUTPUT	0x04	/* -o, --output FILE */
 #define MK_OPT_THREADS	0x08	/* --threads N */
 #define MK_OPT_NO_SHORT_V 0x10	/* --verbose only: the tool uses -v itself */
-#define MK_OPT_SGLANG	0x20	/* -f also takes sglang (eplb-plan) */
+#define MK_OPT_PLANS	0x20	/* -f also takes sglang, vllm, trtllm
+				 * (eplb-plan's placement files) */
 
 struct mk_common {
 	struct arg_str	*format;

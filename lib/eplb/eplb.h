@@ -230,18 +230,8 @@ int	mk_eplb_out_from(const struct mk_eplb_cfg *c, const int64_t *phy2log,
 	    int L, int width_max, struct mk_eplb_out *out, struct mk_err *e);
 
 /*
- * SGLang's --init-expert-location JSON to fp: {"physical_to_logical_map":
- * [[R slots] x L0]}, every layer of the input: plan row l for input layer
- * layer[l], the trivial map (slot p holds expert p mod E) for the layers
- * not planned (the dense layers --skip-zero-layers dropped).  SGLang takes
- * that one key only, rows indexed by absolute layer.
- */
-void	mk_eplb_sglang_write(FILE *fp, const struct mk_eplb_cfg *c,
-	    const struct mk_eplb_out *plan, const int *layer, int L0);
-
-/*
- * The plan as a row for every input layer, as mk_eplb_sglang_write lays
- * them out, into out (free it): plan row l is input layer layer[l], the
+ * The plan as a row for every input layer, as SGLang's file lays them
+ * out (moe/plan.h), into out (free it): plan row l is input layer layer[l], the
  * layers not planned get the trivial map.  A plan's row then always is
  * the model's layer.  Returns 0, or -1 with e.
  */

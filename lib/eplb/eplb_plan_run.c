@@ -27,6 +27,14 @@ mode_rules(const struct mk_eplb_plan_job *o)
 	if (o->eval && (o->prev || o->min_gain >= 0))
 		mk_usage_error("--eval scores a plan; it takes no --prev or "
 		    "--min-gain");
+	if (o->eval && (o->c.format == MK_FMT_SGLANG || o->c.format ==
+	    MK_FMT_VLLM || o->c.format == MK_FMT_TRTLLM))
+		mk_usage_error("--eval writes a table or gpu_load (--emit), not "
+		    "an engine's placement file");
+	if (o->eval && o->c.emit == NULL && o->c.format != MK_FMT_AUTO &&
+	    o->c.format != MK_FMT_CSV)
+		mk_usage_error("--eval writes a CSV table: -f csv or a .csv "
+		    "file (--emit gpu_load writes the GPU loads as a tensor)");
 	if (o->min_gain >= 0 && !o->prev)
 		mk_usage_error("--min-gain needs --prev (the plan to keep)");
 	if (o->max_moves >= 0 && !o->prev)
@@ -228,6 +236,46 @@ plot(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, FILE *fp,
 		mk_eplb_out_free(&before);
 }
 
+/* Whether fmt is one of the engines' placement files. */
+static int
+engine_file(enum mk_fmt fmt)
+{
+	return fmt == MK_FMT_SGLANG || fmt == MK_FMT_VLLM ||
+	    fmt == MK_FMT_TRTLLM;
+}
+
+/* The plan as the engine of w's format loads it (moe/plan.h). */
+static void
+write_engine_file(struct mk_out *w, const struct mk_eplb_cfg *c,
+    const struct mk_loads *ld, const struct mk_eplb_out *plan)
+{
+	const struct mk_moe_plan_rows rows = { plan->phy2log, plan->L, c->R,
+	    c->E, ld->layer, ld->L0 };
+
+	if (w->fmt == MK_FMT_SGLANG)
+		mk_moe_write_sglang(w->fp, &rows);
+	else if (w->fmt == MK_FMT_VLLM)
+		mk_moe_write_vllm(w->fp, &rows);
+	else
+		mk_moe_write_trtllm(w->fp, &rows);
+}
+
+/*
+ * vLLM's and TensorRT-LLM's files hold MoE layers only: all-zero layers
+ * (a dump's dense ones) among the rows would be misread as MoE layers.
+ */
+static void
+engine_file_rules(const struct mk_eplb_plan_job *o, const struct mk_loads *ld)
+{
+	if ((o->c.format == MK_FMT_VLLM || o->c.format == MK_FMT_TRTLLM) &&
+	    ld->nzero > 0 && !ld->skipped)
+		mk_usage_error("-f %s: %d layers have no load (dense layers?), "
+		    "and %s's file has MoE layers only: give "
+		    "--skip-zero-layers", o->c.format == MK_FMT_VLLM ? "vllm" :
+		    "trtllm", ld->nzero, o->c.format == MK_FMT_VLLM ? "vLLM" :
+		    "TensorRT-LLM");
+}
+
 /*
  * --routing: each plan row's dispatches that leave their token's node,
  * and all, [L][2] (free it), counted on the records' layers.
@@ -278,10 +326,10 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	    MK_FMT_CSV : MK_FMT_NPY);
 	if (o->eval && n > 0)
 		put_gpu_load(w, &o->cfg, ld, plan);
-	if (!o->eval && w->fmt == MK_FMT_SGLANG)
-		mk_eplb_sglang_write(w->fp, &o->cfg, plan, ld->layer, ld->L0);
+	if (!o->eval && engine_file(w->fmt))
+		write_engine_file(w, &o->cfg, ld, plan);
 	/* present at once: a fresh page faulted in costs 10 us on some VMs */
-	if (!o->eval && w->fmt != MK_FMT_SGLANG && (buf = mk_mem_alloc(
+	if (!o->eval && !engine_file(w->fmt) && (buf = mk_mem_alloc(
 	    sizeof(int64_t) * (size_t)o->cfg.E * (size_t)plan->X)) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	/* a row for every input layer: a plan's row is the model's layer */
@@ -342,6 +390,7 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 	if (o->c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
+	engine_file_rules(o, &ld);
 	if (o->eval)
 		eval_plan(o, &ld, &plan);
 	else

@@ -92,6 +92,18 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 	double *w;
 	int fmt;
 
+	if (mk_loads_is_trtllm_dir(o->file)) {
+		/* TensorRT-LLM's statistics: a log of expert loads */
+		if (o->E != 0 || o->tps != 1)
+			mk_usage_error("%s: a load log: -E and --tokens-per-step "
+			    "are for routing records", o->file);
+		if (mk_loads_read_trtllm(o->file, 0, MK_LOADS_STEPS, ld, &e) <
+		    0 || mk_loads_finish(ld, o->l.skip, &e) < 0)
+			mk_fail(NULL, &e);
+		*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, ld->w, step,
+		    ld, NULL, NULL, integer_loads(ld) };
+		return;
+	}
 	if ((s = mk_src_open(o->file, &e)) == NULL || (fmt = mk_src_format(s,
 	    &e)) < 0 || mk_src_slurp(s, &p, &n, &e) < 0)
 		mk_fail(s, &e);

@@ -267,3 +267,27 @@ mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 	*plan = old;
 	return 1;
 }
+
+int
+mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
+    const struct mk_eplb_out *plan, const int *layer, int L0, int width_max,
+    struct mk_eplb_out *out, struct mk_err *e)
+{
+	int64_t *p2l;
+	int i, l = 0, p, r;
+
+	if ((p2l = malloc(sizeof(*p2l) * (size_t)L0 * (size_t)c->R)) == NULL)
+		return mk_err_data(e, "out of memory for a plan of %d layers",
+		    L0);
+	for (i = 0; i < L0; i++) {
+		int64_t *dst = p2l + (size_t)i * (size_t)c->R;
+		const int64_t *row = l < plan->L && layer[l] == i ?
+		    plan->phy2log + (size_t)l++ * (size_t)c->R : NULL;
+
+		for (p = 0; p < c->R; p++)
+			dst[p] = row != NULL ? row[p] : p % c->E;
+	}
+	r = mk_eplb_out_from(c, p2l, L0, width_max, out, e);
+	free(p2l);
+	return r;
+}

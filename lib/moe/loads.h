@@ -103,6 +103,15 @@ int	mk_loads_read_steps(struct mk_src *s, const char *path, int skip,
 /* Step st of such a log: its kept layers' loads into dst[l->L][l->E]. */
 void	mk_loads_step(const struct mk_loads *l, int st, double *dst);
 
+/*
+ * TensorRT-LLM's expert statistics: whether path is a directory (of them,
+ * it is then taken to be), and its log read as mk_loads_read reads a
+ * source (loads_trtllm.c).
+ */
+int	mk_loads_is_trtllm_dir(const char *path);
+int	mk_loads_read_trtllm(const char *dir, int window, int history,
+	    struct mk_loads *l, struct mk_err *e);
+
 void	mk_loads_free(struct mk_loads *l);
 
 #endif

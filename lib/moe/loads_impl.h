@@ -73,6 +73,9 @@ int	loads_json(struct mk_src *s, int window, int history,
 	    struct mk_loads *l, struct mk_err *e);
 int	loads_pt(struct mk_src *s, int window, int history,
 	    struct mk_loads *l, struct mk_err *e);
+/* vLLM's eplb_load_stats JSON lines, the text p[0..n) of file name. */
+int	loads_vllm(const char *p, size_t n, const char *name, int window,
+	    int history, struct mk_loads *l, struct mk_err *e);
 
 /*
  * A log [T, L, E] used where it lies (mk_loads_read_steps): every value

@@ -169,7 +169,24 @@ from_load_history(struct mk_json *j, const char *name, int window,
 	return 0;
 }
 
-/* A JSON load file: SGLang's dump or the vLLM/ADRS history. */
+/* Whether the first object's first key is "record_type": JSON lines of
+ * vLLM's EPLB records. */
+static int
+is_records(const char *p, size_t n, const char *name)
+{
+	struct mk_json j;
+	struct mk_err e;
+	char key[64];
+
+	mk_json_init(&j, p, n, name, &e);
+	return mk_json_peek(&j) == MK_JSON_OBJECT && mk_json_key(&j, key,
+	    sizeof(key)) > 0 && strcmp(key, "record_type") == 0;
+}
+
+/*
+ * A JSON load file: SGLang's dump, the vLLM/ADRS history, or vLLM's
+ * eplb_load_stats records (loads_vllm.c).
+ */
 int
 loads_json(struct mk_src *s, int window, int history, struct mk_loads *l,
     struct mk_err *e)
@@ -183,11 +200,15 @@ loads_json(struct mk_src *s, int window, int history, struct mk_loads *l,
 
 	if (mk_src_slurp(s, &p, &n, e) < 0)
 		return -1;
+	if (is_records((const char *)p, n, name))
+		return loads_vllm((const char *)p, n, name, window, history, l,
+		    e);
 	mk_json_init(&j, (const char *)p, n, name, e);
 	if (mk_json_peek(&j) != MK_JSON_OBJECT)
 		return e->msg[0] && mk_json_peek(&j) < 0 ? -1 :
 		    mk_json_fail(&j, "expected an object with \"logical_count\" "
-		    "(SGLang) or \"load_history\" (vLLM/ADRS)");
+		    "(SGLang), \"load_history\" (vLLM/ADRS) or \"record_type\" "
+		    "(vLLM's eplb_load_stats lines)");
 	while ((r = mk_json_key(&j, key, sizeof(key))) > 0) {
 		if (strcmp(key, "logical_count") == 0 ||
 		    strcmp(key, "load_history") == 0) {

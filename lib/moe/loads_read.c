@@ -57,6 +57,18 @@ mk_loads_read_all(const char *const *paths, int n, int window, int history,
 
 	memset(l, 0, sizeof(*l));
 	do {
+		if (n && mk_loads_is_trtllm_dir(paths[i])) {
+			/* TensorRT-LLM's statistics: tensors, NPY out */
+			f = MK_FMT_NPY;
+			r = mk_loads_read_trtllm(paths[i], window, history,
+			    &one, e) < 0 || mk_loads_join(l, &one, e) < 0 ? -1 :
+			    0;
+			if (r < 0)
+				goto out;
+			if (i == 0)
+				*fmt = f;
+			continue;
+		}
 		if ((s = mk_src_open(n ? paths[i] : NULL, e)) == NULL)
 			goto out;
 		f = mk_src_format(s, e);

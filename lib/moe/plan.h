@@ -8,6 +8,7 @@
 #define MK_MOE_PLAN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/errmsg.h"
 
@@ -49,5 +50,35 @@ int64_t	*mk_phy2log_rows(struct mk_phy2log *pl, int L, int L0,
 	    const int *layer, int R, int E, struct mk_err *e);
 
 void	mk_phy2log_free(struct mk_phy2log *pl);
+
+/* A plan's rows as an engine's placement file takes them. */
+struct mk_moe_plan_rows {
+	const int64_t	*phy2log;	/* [L][R] */
+	int		 L, R, E;
+	const int	*layer;		/* [L] each row's model layer,
+					 * ascending */
+	int		 L0;		/* the model's layers */
+};
+
+/*
+ * The placement files (plan_write.c), written to fp (write errors are
+ * fp's):
+ *   SGLang's --init-expert-location JSON {"physical_to_logical_map":
+ *     [[R slots] x L0]}: a row for every model layer, rows not planned
+ *     SGLang's trivial map (slot p holds expert p mod E);
+ *   vLLM's initial_mapping_path JSON line {"record_type":
+ *     "eplb_initial_mapping", "version": 1, "num_redundant_experts",
+ *     "num_slots", "initial_global_assignments": {"<MoE layer>": [R]}}, as
+ *     tools/eplb/generate_static_mapping.py writes it (json.dumps): keys
+ *     the MoE layers 0..L-1 (no dense layer may be among the rows);
+ *   TensorRT-LLM's moe_config.load_balancer YAML, as its
+ *     save_eplb_config writes it: initial_global_assignments (keys the
+ *     model's layers, dense ones absent), layer_updates_per_iter 0 (a
+ *     static placement), num_slots; no other key (its config forbids
+ *     them).
+ */
+void	mk_moe_write_sglang(FILE *fp, const struct mk_moe_plan_rows *p);
+void	mk_moe_write_vllm(FILE *fp, const struct mk_moe_plan_rows *p);
+void	mk_moe_write_trtllm(FILE *fp, const struct mk_moe_plan_rows *p);
 
 #endif

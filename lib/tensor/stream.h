@@ -18,10 +18,11 @@
 
 /*
  * Formats: of an input (MK_FMT_ZIP: a torch .pt or numpy .npz archive),
- * or of an output (MK_FMT_SGLANG: eplb-plan's SGLang JSON).
+ * or of an output (MK_FMT_SGLANG, _VLLM, _TRTLLM: eplb-plan's placement
+ * files of the engines, moe/plan.h).
  */
 enum mk_fmt { MK_FMT_AUTO, MK_FMT_NPY, MK_FMT_CSV, MK_FMT_JSON, MK_FMT_EMPTY,
-	MK_FMT_ZIP, MK_FMT_SGLANG, MK_FMT_NPZ };
+	MK_FMT_ZIP, MK_FMT_SGLANG, MK_FMT_NPZ, MK_FMT_VLLM, MK_FMT_TRTLLM };
 
 /*
  * The format of the input, from its first bytes (reading them if needed):

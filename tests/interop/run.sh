@@ -1,13 +1,14 @@
 #!/bin/sh
 # run.sh - numpy interop: what np.save / np.savetxt write, moekit reads; what
 # moekit writes, np.load / np.loadtxt read.  Needs Debian's python3-numpy
-# (installed by make deps); it is a failure, not a skip, if it is missing.
+# and python3-yaml (installed by make deps); it is a failure, not a skip,
+# if they are missing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$(cd "${MOEKIT_BIN:-$here/../../build/bin}" && pwd)
 py=${PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import numpy' 2>/dev/null; then
-	echo "interop: $py cannot import numpy (run make deps)" >&2
+if ! "$py" -c 'import numpy, yaml' 2>/dev/null; then
+	echo "interop: $py cannot import numpy and yaml (run make deps)" >&2
 	exit 1
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/moekit-interop.XXXXXX")
@@ -19,5 +20,6 @@ MOEKIT_BIN=$bin "$py" "$here/mdecode_check.py"
 MOEKIT_BIN=$bin "$py" "$here/eplb_check.py"
 MOEKIT_BIN=$bin "$py" "$here/eplb_replay_check.py"
 MOEKIT_BIN=$bin "$py" "$here/eplb_engine_check.py"
+MOEKIT_BIN=$bin "$py" "$here/engine_files_check.py"
 MOEKIT_BIN=$bin "$py" "$here/npz_check.py"
 MOEKIT_BIN=$bin "$py" "$here/jsonl_check.py"
