@@ -156,6 +156,7 @@ test_replay(void)
 		    &e), 0);
 		rc[k].window = 10;
 		rc[k].interval = 10;
+		rc[k].score_from = 10;
 		rc[k].history = 1;
 		rc[k].max_moves = -1;
 		rc[k].min_gain = -1;
@@ -193,6 +194,7 @@ test_replay(void)
 		w[k] = floor(w[k] * 1000);
 	rc[2].window = 30;
 	rc[2].interval = 7;
+	rc[2].score_from = 30;
 	for (k = 0; k < 2; k++) {
 		log.integer = k;
 		CU_ASSERT_EQUAL_FATAL(mk_eplb_replay(&rc[2], &log, &two[k],
