@@ -3,6 +3,7 @@
  * through rebalancing policies and print, for every configuration of the
  * lists given, what balance it kept and what it moved: one CSV row each.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "moekit.h"
@@ -11,7 +12,7 @@
 #include "moe/jsonl.h"
 
 enum { O_INTERVAL = MK_EPLB_O_OWN, O_ENGINE, O_ASYNC, O_CHUNK, O_UPD,
-	O_SCORE, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS, O_FILE, NOPT };
+	O_SCORE, O_SHARD, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS, O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_INTERVAL] = { MK_OPT_VALUE, NULL, "interval", "LIST", "steps "
@@ -26,6 +27,8 @@ static struct mk_opt opts[NOPT] = {
 	    "trtllm: layers re-planned an iteration (required)", NULL },
 	[O_SCORE] = { MK_OPT_VALUE, NULL, "score-from", "STEP", "score every "
 	    "row from STEP (default: its window; trtllm 0)", NULL },
+	[O_SHARD] = { MK_OPT_VALUE, NULL, "shard", "I/N", "only the I-th of N "
+	    "slices of the configurations (a job array)", NULL },
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (routing "
 	    "records)", NULL },
 	[O_TPS] = { MK_OPT_VALUE, NULL, "tokens-per-step", "N", "routing: "
@@ -46,7 +49,8 @@ static const struct mk_usage usage = {
 	    "[--max-moves LIST] [--min-gain LIST] [--expert-bytes LIST] "
 	    "[--skip-zero-layers] [--interval LIST] [--engine LIST] "
 	    "[--async LIST] [--layers-per-chunk LIST] "
-	    "[--layer-updates-per-iter LIST] [--score-from STEP] [-E E] "
+	    "[--layer-updates-per-iter LIST] [--score-from STEP] [--shard I/N] "
+	    "[-E E] "
 	    "[--tokens-per-step N] [--fields L,S,T,E] [--plot FILE.svg] "
 	    "[--steps FILE] [-o FILE] [--threads N] [--quiet] [-hVv] [FILE]",
 	"Replay an expert load log through rebalancing policies: balance "
@@ -57,6 +61,23 @@ static const struct mk_usage usage = {
 	    "ADRS load_history JSON),\nor routing records (JSON lines, an "
 	    "[S,R,T,K] trace) with -E.\n",
 };
+
+/* --shard I/N: 1 <= I <= N <= 4096. */
+static void
+shard_of(const char *s, struct mk_eplb_replay_job *j)
+{
+	int i, n, k;
+
+	j->shard = j->nshard = 1;
+	if (s == NULL)
+		return;
+	if (sscanf(s, "%d/%d%n", &i, &n, &k) != 2 || s[k] != '\0' || n < 1 ||
+	    n > 4096 || i < 1 || i > n)
+		mk_usage_error("--shard %s: I/N, 1 <= I <= N <= 4096 (slice I "
+		    "of N)", s);
+	j->shard = i;
+	j->nshard = n;
+}
 
 int
 main(int argc, char *argv[])
@@ -96,6 +117,7 @@ main(int argc, char *argv[])
 	j.nupd = mk_opt_ints(&opts[O_UPD], 1, 1 << 20, j.upd, MK_EPLB_LIST,
 	    0);
 	j.score_from = (int)mk_opt_int_in(&opts[O_SCORE], 0, 1 << 30, -1);
+	shard_of(mk_opt_str(&opts[O_SHARD]), &j);
 	j.E = (int)mk_opt_int_in(&opts[O_E], 1, 1 << 20, 0);
 	j.tps = (int)mk_opt_int_in(&opts[O_TPS], 1, 1 << 30, 1);
 	if (mk_moe_jsonl_fields(mk_opt_str(&opts[O_FIELDS]), &fields, buf,

@@ -110,13 +110,75 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 	    "(mean / max GPU load)");
 }
 
+/* What set rc[i] apart in the sweep: the settings that vary, in brief. */
+static const char *
+short_label(const struct mk_replay_cfg *rc, int n, int i, char *buf,
+    size_t size)
+{
+	const struct mk_replay_cfg *x = &rc[i];
+	int vary[12] = { 0 }, k;
+	size_t off = 0;
+
+	for (k = 0; k < n; k++) {
+		vary[0] |= rc[k].engine != x->engine;
+		vary[1] |= rc[k].c.R != x->c.R;
+		vary[2] |= rc[k].c.G != x->c.G || rc[k].c.N != x->c.N;
+		vary[3] |= rc[k].c.hier != x->c.hier;
+		/* the engines' own algorithms are theirs: not a label */
+		vary[4] |= rc[k].engine == x->engine && rc[k].c.algo !=
+		    x->c.algo;
+		vary[5] |= rc[k].window != x->window;
+		vary[6] |= rc[k].interval != x->interval;
+		vary[7] |= rc[k].history != x->history;
+		vary[8] |= rc[k].max_moves != x->max_moves;
+		vary[9] |= rc[k].min_gain != x->min_gain;
+		vary[10] |= rc[k].async != x->async || rc[k].chunk != x->chunk;
+		vary[11] |= rc[k].updates != x->updates;
+	}
+#define ADD(...)	do { if (off < size) off += (size_t)snprintf(	\
+	buf + off, size - off, __VA_ARGS__); } while (0)
+	buf[0] = '\0';
+	if (vary[0])
+		ADD("%s ", mk_eplb_engine_name(x->engine));
+	if (vary[1])
+		ADD("r%d ", x->c.R);
+	if (vary[2])
+		ADD("G%d n%d ", x->c.G, x->c.N);
+	if (vary[3])
+		ADD("%s ", x->c.hier ? "hier" : "global");
+	if (vary[4])
+		ADD("%s ", x->c.algo == MK_EPLB_BEST ? "best" : x->c.algo ==
+		    MK_EPLB_DEEPSEEK ? "deepseek" : "waterfill");
+	if (vary[5] && x->window > 0)
+		ADD("W%d ", x->window);
+	if (vary[6] && x->interval > 0)
+		ADD("I%d ", x->interval);
+	if (vary[7])
+		ADD("K%d ", x->history);
+	if (vary[8] && x->max_moves >= 0)
+		ADD("M%lld ", (long long)x->max_moves);
+	if (vary[9] && x->min_gain >= 0)
+		ADD("gain %g ", x->min_gain);
+	if (vary[10] && x->engine == MK_ENGINE_VLLM)
+		ADD("%s ", x->async ? "async" : "sync");
+	if (vary[10] && x->engine == MK_ENGINE_SGLANG && x->chunk > 0)
+		ADD("chunk %d ", x->chunk);
+	if (vary[11] && x->engine == MK_ENGINE_TRTLLM)
+		ADD("k%d ", x->updates);
+#undef ADD
+	off = strlen(buf);
+	if (off > 0)
+		buf[off - 1] = '\0';
+	return buf;
+}
+
 /* One panel: y balancedness against x[], the front joined and ringed. */
 static int
 panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
     const double *y, int n, struct panel *p, const char *xlabel,
-    const char *what)
+    const char *what, double key_y)
 {
-	int *ord = malloc(sizeof(int) * (size_t)n), i, k, last = -1;
+	int *ord = malloc(sizeof(int) * (size_t)n), i, k, last = -1, nf = 0;
 	char lab[300];
 
 	if (ord == NULL)
@@ -144,6 +206,20 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i],
 		    what, x[i], front(x, y, n, i) ? " (on the Pareto front)" :
 		    "");
+	/* the front's points numbered, and named in a key under the panel
+	 * (key_y: where it starts), so that a picture on paper says which
+	 * they are */
+	for (k = 0; k < n; k++) {
+		i = ord[k];
+		if (!front(x, y, n, i) || !*short_label(rc, n, i, lab,
+		    sizeof(lab)))
+			continue;
+		nf++;
+		mk_svg_text(fp, px(p, x[i]) + 7, py(p, y[i]) - 6, "start", 11,
+		    "%d", nf);
+		mk_svg_text(fp, p->X, key_y + 14 * nf, "start", 11, "%d  %s: "
+		    "%.4f, %s %.6g", nf, lab, y[i], what, x[i]);
+	}
 	free(ord);
 	return 0;
 }
@@ -155,7 +231,7 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 {
 	double *x = malloc(sizeof(double) * (size_t)n * 3), *y, *s;
 	double lo = 1, hi = 0, mx = 0, mn = INFINITY;
-	int i, two = n > 0 && !isnan(res[0].inter_share), rc0 = -1;
+	int i, nf, two = n > 0 && !isnan(res[0].inter_share), rc0 = -1;
 	struct panel p = { 80, 76, 460, 320, 0, 1, 0, 1, 1 };
 
 	if (x == NULL)
@@ -176,14 +252,17 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 	p.x1 = ceil(log10(1 + mx)) > 1 ? ceil(log10(1 + mx)) : 1;
 	p.x0 = floor(log10(1 + mn));
 	p.x0 = p.x0 >= p.x1 ? p.x1 - 1 : p.x0;
-	mk_svg_open(fp, mk_svg_fit(two ? 1180 : 620, 15, title), 486, title);
+	for (i = 0, nf = 0; i < n; i++)
+		nf += front(x, y, n, i);
+	mk_svg_open(fp, mk_svg_fit(two ? 1180 : 620, 15, title), 486 + 14 * nf,
+	    title);
 	mk_svg_text(fp, 20, 28, "start", 15, "%s", title);
 	mk_svg_text(fp, 20, 46, "start", 11, "each point a configuration "
 	    "(hover: which): blue hierarchical, orange global;");
-	mk_svg_text(fp, 20, 60, "start", 11, "ringed and joined: the Pareto "
-	    "front (no other point as balanced with fewer moves)");
+	mk_svg_text(fp, 20, 60, "start", 11, "ringed, joined and numbered: the "
+	    "Pareto front (no other point as balanced with fewer moves)");
 	if (panel(fp, rc, x, y, n, &p, "(layer, slot) pairs moved over the "
-	    "replay (log scale)", "moves") < 0)
+	    "replay (log scale)", "moves", 470) < 0)
 		goto out;
 	if (two) {
 		p.X += 580;
@@ -196,7 +275,7 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 		p.x0 = fmax(0, floor((mn - 0.02) * 50) / 50);
 		p.x1 = fmin(1, ceil((mx + 0.02) * 50) / 50);
 		if (panel(fp, rc, s, y, n, &p, "share of dispatches leaving "
-		    "the token's node", "inter-node share") < 0)
+		    "the token's node", "inter-node share", 470) < 0)
 			goto out;
 	}
 	mk_svg_close(fp);

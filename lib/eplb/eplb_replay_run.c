@@ -170,6 +170,20 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 		err(MK_EXIT_DATA, NULL);
 	read_log(o, &ld, &rt, &log);
 	n = mk_eplb_sweep(o, log.E, rc, MAXCFG);
+	if (o->nshard > 1) {
+		/* a contiguous slice: the shards' rows concatenate in order */
+		int a = (int)((int64_t)n * (o->shard - 1) / o->nshard);
+		int b = (int)((int64_t)n * o->shard / o->nshard);
+
+		/* an empty slice is a header alone, so a fixed job array
+		 * runs over any sweep */
+		if (a == b)
+			mk_note("--shard %d/%d: the lists make %d "
+			    "configuration%s; this slice holds none", o->shard,
+			    o->nshard, n, n == 1 ? "" : "s");
+		memmove(rc, rc + a, sizeof(*rc) * (size_t)(b - a));
+		n = b - a;
+	}
 	for (k = 0; k < n; k++)
 		if (rc[k].score_from >= log.T)
 			mk_usage_error("%s %d: the log has %d steps (a replay "
@@ -180,7 +194,7 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	if (o->steps != NULL && n != 1)
 		mk_usage_error("--steps: the series of one configuration; the "
 		    "lists make %d", n);
-	if ((res = calloc((size_t)n, sizeof(*res))) == NULL)
+	if ((res = calloc((size_t)n + 1, sizeof(*res))) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	stp = o->steps ? mk_out_open(o->steps, MK_FMT_CSV) : NULL;

@@ -99,6 +99,8 @@ struct mk_eplb_replay_job {
 	int		 upd[MK_EPLB_LIST], nupd;	/* trtllm's (0: none
 							 * given) */
 	int		 score_from;	/* --score-from, or -1 */
+	int		 shard, nshard;	/* --shard I/N: the I-th (from 1) of N
+					 * slices of the configurations */
 	int		 given[MK_EPLB_O_OWN];	/* which shared options were */
 	int		 async_given, chunk_given;	/* and these */
 	int		 E, tps;	/* routing records: -E, tokens a step */

@@ -10,6 +10,8 @@ eplb-replay --quiet --engine ideal,vllm -a deepseek --num-redundant-experts 0,32
     --plot p.svg $log > /dev/null
 render p.svg
 echo "points: $(grep -c '<circle' p.svg), on the front: $(grep -c 'Pareto front)' p.svg)"
+# the front's key: each numbered point's configuration, readable in a PNG
+sed -n 's/.*<text[^>]*>\([0-9][0-9]*  [^<]*moves [0-9]*\)<.*/\1/p' p.svg
 eplb-replay --quiet --engine ideal -E 8 -r 16 -G 4 -n 2 -a deepseek,best --window 8 \
     --interval 8,16 --tokens-per-step 2 --plot q.svg \
     mixtral.jsonl > /dev/null
