@@ -12,7 +12,7 @@
 #include "eplb/eplb_run.h"
 
 enum { O_OBJ = MK_EPLB_O_OWN, O_WIDTH, O_PREV, O_EVAL, O_ROUTING, O_STATS,
-	O_REPORT, O_PLOT, O_EFFORT, O_FILES, NOPT };
+	O_REPORT, O_PLOT, O_EFFORT, O_UPD, O_FILES, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_OBJ] = { MK_OPT_VALUE, NULL, "objective", "mean|worst", "best's, "
@@ -33,6 +33,9 @@ static struct mk_opt opts[NOPT] = {
 	    "loads per layer, before and after", NULL },
 	[O_EFFORT] = { MK_OPT_VALUE, NULL, "effort", "N", "best's search steps "
 	    "(default 64)", NULL },
+	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "K",
+	    "-f trtllm: K layers re-planned an iteration (default 0: static)",
+	    NULL },
 	[O_FILES] = { MK_OPT_OPERANDS, NULL, NULL, "FILE", "loads, a scenario "
 	    "each (default: stdin)", NULL },
 };
@@ -45,14 +48,18 @@ static const struct mk_usage usage = {
 	    "[--objective mean|worst] [--log2phy-width full|max] "
 	    "[--prev PLAN] [--eval PLAN] [--routing FILE] [--stats] "
 	    "[--report FILE] [--plot FILE.svg] [--effort N] "
-	    "[-f csv|npy|npz|sglang] [--emit LIST] [-o FILE] [--threads N] "
+	    "[--layer-updates-per-iter K] "
+	    "[-f csv|npy|npz|sglang|vllm|trtllm] [--emit LIST] [-o FILE] [--threads N] "
 	    "[-hVv] [FILE ...]",
 	"Plan where expert replicas live from expert load logs.",
 	"Outputs, in order: phy2log [L,R], log2phy [L,E,X], logcnt [L,E] (i64);\n"
-	    "-f sglang: SGLang's --init-expert-location JSON.  --eval: the "
-	    "table, or\ngpu_load [S,L,G] (f64).  FILE: loads [E], [L,E] or "
-	    "[T,L,E] (NPY/CSV),\na layer,expert,load CSV, SGLang's "
-	    "{\"logical_count\"} JSON or .pt dump, or\nthe ADRS "
+	    "-f sglang|vllm|trtllm: the file that engine loads (SGLang's\n"
+	    "--init-expert-location JSON, vLLM's initial mapping JSON line,\n"
+	    "TensorRT-LLM's load-balancer YAML).  --eval: the table, or\n"
+	    "gpu_load [S,L,G] (f64).  FILE: loads [E], [L,E] or [T,L,E] "
+	    "(NPY/CSV),\na layer,expert,load CSV, SGLang's {\"logical_count\"} "
+	    "JSON or .pt dump,\nvLLM's eplb_load_stats JSON lines, "
+	    "TensorRT-LLM's statistics directory,\nor the ADRS "
 	    "{\"load_history\"} JSON; several FILEs are several scenarios;\n"
 	    "none or -: stdin.\n",
 };
@@ -88,6 +95,7 @@ job_of(struct mk_eplb_plan_job *j)
 	j->report = mk_opt_path(&opts[O_REPORT]);
 	j->plot = mk_opt_path(&opts[O_PLOT]);
 	j->stats = mk_opt_given(&opts[O_STATS]) > 0 || j->report != NULL;
+	j->updates = (int)mk_opt_int_in(&opts[O_UPD], 0, 1 << 20, 0);
 	j->files = mk_opt_paths(&opts[O_FILES], &j->nfiles);
 }
 

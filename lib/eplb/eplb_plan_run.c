@@ -246,11 +246,13 @@ engine_file(enum mk_fmt fmt)
 
 /* The plan as the engine of w's format loads it (moe/plan.h). */
 static void
-write_engine_file(struct mk_out *w, const struct mk_eplb_cfg *c,
-    const struct mk_loads *ld, const struct mk_eplb_out *plan)
+write_engine_file(struct mk_out *w, const struct mk_eplb_plan_job *o,
+    const struct mk_eplb_cfg *c, const struct mk_loads *ld,
+    const struct mk_eplb_out *plan)
 {
-	const struct mk_moe_plan_rows rows = { plan->phy2log, plan->L, c->R,
-	    c->E, ld->layer, ld->L0 };
+	const struct mk_moe_plan_rows rows = { .phy2log = plan->phy2log,
+	    .L = plan->L, .R = c->R, .E = c->E, .layer = ld->layer,
+	    .L0 = ld->L0, .updates = o->updates };
 
 	if (w->fmt == MK_FMT_SGLANG)
 		mk_moe_write_sglang(w->fp, &rows);
@@ -274,6 +276,9 @@ engine_file_rules(const struct mk_eplb_plan_job *o, const struct mk_loads *ld)
 		    "--skip-zero-layers", o->c.format == MK_FMT_VLLM ? "vllm" :
 		    "trtllm", ld->nzero, o->c.format == MK_FMT_VLLM ? "vLLM" :
 		    "TensorRT-LLM");
+	if (o->updates > 0 && o->c.format != MK_FMT_TRTLLM)
+		mk_usage_error("--layer-updates-per-iter %d: a setting of "
+		    "TensorRT-LLM's file (-f trtllm)", o->updates);
 }
 
 /*
@@ -327,7 +332,7 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	if (o->eval && n > 0)
 		put_gpu_load(w, &o->cfg, ld, plan);
 	if (!o->eval && engine_file(w->fmt))
-		write_engine_file(w, &o->cfg, ld, plan);
+		write_engine_file(w, o, &o->cfg, ld, plan);
 	/* present at once: a fresh page faulted in costs 10 us on some VMs */
 	if (!o->eval && !engine_file(w->fmt) && (buf = mk_mem_alloc(
 	    sizeof(int64_t) * (size_t)o->cfg.E * (size_t)plan->X)) == NULL)

@@ -172,6 +172,21 @@ short_label(const struct mk_replay_cfg *rc, int n, int i, char *buf,
 	return buf;
 }
 
+/*
+ * Front point k's number at its point's height (cx, cy): right of it, or
+ * left where that would fall on the last number, at (*lx, *ly).
+ */
+static void
+number(FILE *fp, double cx, double cy, int k, double *lx, double *ly)
+{
+	int left = fabs(cx + 8 - *lx) < 24 && fabs(cy - *ly) < 12;
+
+	mk_svg_text(fp, cx + (left ? -8 : 8), cy + 4, left ? "end" : "start",
+	    11, "%d", k);
+	*lx = left ? -100 : cx + 8;	/* a left number blocks no right one */
+	*ly = cy;
+}
+
 /* One panel: y balancedness against x[], the front joined and ringed. */
 static int
 panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
@@ -179,6 +194,7 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
     const char *what, double key_y)
 {
 	int *ord = malloc(sizeof(int) * (size_t)n), i, k, last = -1, nf = 0;
+	double lx = -100, ly = -100;
 	char lab[300];
 
 	if (ord == NULL)
@@ -202,9 +218,9 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 	for (i = 0; i < n; i++)
 		mk_svg_circle(fp, px(p, x[i]), py(p, y[i]), 5, rc[i].c.hier ?
 		    "#1f77b4" : "#ff7f0e", front(x, y, n, i) ? "#000" : NULL,
-		    "%s: balancedness %.4f, %s %.6g%s",
+		    "%s: balancedness %.4f, %s %.*f%s",
 		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i],
-		    what, x[i], front(x, y, n, i) ? " (on the Pareto front)" :
+		    what, p->logx ? 0 : 4, x[i], front(x, y, n, i) ? " (on the Pareto front)" :
 		    "");
 	/* the front's points numbered, and named in a key under the panel
 	 * (key_y: where it starts), so that a picture on paper says which
@@ -215,10 +231,10 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 		    sizeof(lab)))
 			continue;
 		nf++;
-		mk_svg_text(fp, px(p, x[i]) + 7, py(p, y[i]) - 6, "start", 11,
-		    "%d", nf);
+		number(fp, px(p, x[i]), py(p, y[i]), nf, &lx, &ly);
 		mk_svg_text(fp, p->X, key_y + 14 * nf, "start", 11, "%d  %s: "
-		    "%.4f, %s %.6g", nf, lab, y[i], what, x[i]);
+		    "%.4f, %s %.*f", nf, lab, y[i], what, p->logx ? 0 : 4,
+		    x[i]);
 	}
 	free(ord);
 	return 0;

@@ -30,7 +30,8 @@ static const struct shared shared[MK_EPLB_O_OWN] = {
 	    "K % N == 0)", "auto|hierarchical|global (default auto)" },
 	[MK_EPLB_O_ALGO] = { MK_OPT_VALUE, "a", "algo",
 	    "deepseek|waterfill|best", "LIST", "(default best)",
-	    "deepseek|waterfill|best (default best)" },
+	    "deepseek|waterfill|best (default: deepseek; best with "
+	    "--history > 1)" },
 	[MK_EPLB_O_WINDOW] = { MK_OPT_VALUE, NULL, "window", "N", "LIST",
 	    "the last N steps of a [T,L,E] log (default all)", "steps a "
 	    "re-plan sees (default 1000)" },

@@ -75,6 +75,7 @@ struct mk_eplb_plan_job {
 	double		 min_gain;	/* -1: always the new plan */
 	int64_t		 max_moves;	/* -1: no limit */
 	double		 expert_bytes;	/* 0: not given */
+	int		 updates;	/* -f trtllm's layer_updates_per_iter */
 	const char	*report, *prev, *eval, *plot, *routing;
 	const char	**files;	/* none: stdin */
 	int		 nfiles;

@@ -58,6 +58,8 @@ struct mk_moe_plan_rows {
 	const int	*layer;		/* [L] each row's model layer,
 					 * ascending */
 	int		 L0;		/* the model's layers */
+	int		 updates;	/* TensorRT-LLM's layer_updates_per_iter
+					 * (0: a static placement) */
 };
 
 /*
@@ -73,8 +75,9 @@ struct mk_moe_plan_rows {
  *     the MoE layers 0..L-1 (no dense layer may be among the rows);
  *   TensorRT-LLM's moe_config.load_balancer YAML, as its
  *     save_eplb_config writes it: initial_global_assignments (keys the
- *     model's layers, dense ones absent), layer_updates_per_iter 0 (a
- *     static placement), num_slots; no other key (its config forbids
+ *     model's layers, dense ones absent), layer_updates_per_iter (0: a
+ *     static placement; k: k layers re-planned an iteration, starting
+ *     from these), num_slots; no other key (its config forbids
  *     them).
  */
 void	mk_moe_write_sglang(FILE *fp, const struct mk_moe_plan_rows *p);

@@ -69,5 +69,6 @@ mk_moe_write_trtllm(FILE *fp, const struct mk_moe_plan_rows *p)
 		row(fp, p->phy2log + (size_t)l * (size_t)p->R, p->R);
 		fputc('\n', fp);
 	}
-	fprintf(fp, "layer_updates_per_iter: 0\nnum_slots: %d\n", p->R);
+	fprintf(fp, "layer_updates_per_iter: %d\nnum_slots: %d\n",
+	    p->updates, p->R);
 }

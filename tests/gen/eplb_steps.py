@@ -2,8 +2,8 @@
 """A per-step expert load log [T, L, E] (int32) that drifts the way serving
 does, built from the real DeepSeek-V3 dumps' per-layer popularity.
 
-The 12 SGLang dumps (testdata/eplb-dsv3-*.json, or the directory given
-with --dumps) give, for each MoE layer, 12 measured expert popularities:
+The 12 SGLang dumps (testdata/eplb-dsv3-*.json and testdata/eplb-dsv3-more/,
+or the directories given with --dumps) give, for each MoE layer, 12 measured expert popularities:
 what the same model routed under 12 workloads.  A step's popularity of
 layer l is a mixture of them, weights softmax(z), z a random walk
 (--drift per step) that now and then jumps (--switch: the chance a step
@@ -27,10 +27,12 @@ import numpy as np
 
 
 def dumps(where):
-    files = sorted(glob.glob(os.path.join(where, "*.json")))
+    files = sorted(f for w in where
+                   for f in glob.glob(os.path.join(w, "*.json")))
     files = [f for f in files if "logical_count" in open(f).read(200)]
     if not files:
-        raise SystemExit("no SGLang dumps (logical_count JSON) in " + where)
+        raise SystemExit("no SGLang dumps (logical_count JSON) in " +
+                         " ".join(where))
     rows = []
     for f in files:
         c = np.asarray(json.load(open(f))["logical_count"], float)
@@ -43,8 +45,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-o", required=True)
-    ap.add_argument("--dumps", default=os.path.join(here, "..", "..",
-                                                    "testdata"))
+    td = os.path.join(here, "..", "..", "testdata")
+    ap.add_argument("--dumps", nargs="+",
+                    default=[td, os.path.join(td, "eplb-dsv3-more")])
     ap.add_argument("--steps", type=int, default=10000)
     ap.add_argument("--layers", type=int, default=0,
                     help="the first N MoE layers (default all 58)")

@@ -4,6 +4,8 @@
 # key-wise sum of its rank files: testdata/trtllm-stats-log.npy).
 st="$TESTDATA/trtllm-stats"
 eplb-plan -r 12 -G 2 -f trtllm "$st"
+# online from this placement: 2 layers re-planned an iteration
+eplb-plan -r 12 -G 2 -f trtllm --layer-updates-per-iter 2 "$st" | tail -2
 eplb-plan -r 12 -G 2 -o plan.jsonl "$st" && cat plan.jsonl
 eplb-plan -r 12 -G 2 --emit phy2log -f csv "$st" | sed -n '1p;5,6p'
 eplb-plan -r 12 -G 2 --emit phy2log -f csv "$TESTDATA/trtllm-stats-log.npy"
@@ -25,6 +27,8 @@ fails 2 eplb-plan -r 288 -G 32 -f vllm "$TESTDATA/eplb-dsv3-prefill_in1024.json"
 fails 2 eplb-plan -r 288 -G 32 -o plan.yaml "$TESTDATA/eplb-dsv3-prefill_in1024.json"
 fails 2 eplb-plan -r 288 -G 32 -f sglang -o x.npy "$TESTDATA/eplb-dsv3-prefill_in1024.json"
 fails 2 eplb-plan -r 12 -G 2 -f trtllm -o x.jsonl "$st"
+fails 2 eplb-plan -r 12 -G 2 -f sglang --layer-updates-per-iter 2 "$st"
+fails 2 eplb-plan -r 12 -G 2 -f trtllm --layer-updates-per-iter -1 "$st"
 printf '{"record_type": "eplb_load_stats", "step": 3, "expert_load": [[1, 2]], "p2l_map": [[0, 1]]}\n{"record_type": "eplb_load_stats", "step": 3, "expert_load": [[1, 2]], "p2l_map": [[0, 1]]}\n' > twice.jsonl
 fails 1 eplb-plan -r 2 -G 1 twice.jsonl
 printf '{"record_type": "eplb_load_stats", "step": 3, "expert_load": [[1, 2]], "p2l_map": [[0, 7]]}\n' > far.jsonl
