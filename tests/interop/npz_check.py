@@ -92,7 +92,7 @@ print("npz: %d checks passed (np.savez, np.savez_compressed, -o .npz, "
 # The README's cookbook: its PyTorch/numpy round trip through mdecode,
 # run verbatim (from the README's text), must print a small error.
 readme = open(os.path.join(os.path.dirname(__file__), "../../README.md")).read()
-start = readme.index("**PyTorch or numpy tensors through mdecode")
+start = readme.index("## mdecode: masked decode attention")
 block = readme[readme.index("```python\n", start) + 10:]
 block = block[:block.index("```")]
 with open("cookbook.py", "w") as f:
