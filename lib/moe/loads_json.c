@@ -262,8 +262,9 @@ loads_pt(struct mk_src *s, int window, int history, struct mk_loads *l,
 		it = mk_pt_get(&pt, "logical_count");
 		if (it == NULL || it->kind != MK_PT_TENSOR)
 			mk_err_data(e, "%s: a torch .pt without a "
-			    "\"logical_count\" tensor (SGLang's expert-"
-			    "distribution dump holds one)", mk_src_name(s));
+			    "\"logical_count\" tensor (SGLang's recorder "
+			    "writes one in its stat mode; per_pass dumps are "
+			    "not read)", mk_src_name(s));
 		else
 			r = loads_dense(&it->t, mk_src_name(s), window, history,
 			    l, e);
