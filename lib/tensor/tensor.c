@@ -306,8 +306,8 @@ mk_tensor_get_i64(const struct mk_tensor *t, size_t i)
 {
 	struct mk_value v = mk_value_load(t->data, t->dtype, i);
 
-	if (v.kind == MK_KIND_UINT)
-		return INT64_MAX;
+	if (v.kind == MK_KIND_UINT)	/* past INT64_MAX: saturated */
+		return v.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v.u;
 	if (v.kind == MK_KIND_INT)
 		return v.i;
 	if (!(v.f > -9.2233720368547758e18))
