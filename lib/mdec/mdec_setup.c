@@ -24,8 +24,10 @@ attn_dtype(const struct mk_tensor *t, const struct mk_mdec_in *in, int kv)
 	case MK_BF16:
 	case MK_F32:
 		return t->dtype;
-	case MK_U16:
-		return in->bf16 ? MK_BF16 : -1;
+	case MK_U16:	/* bf16 bits: NumPy has no bf16 (beside FP8 k and
+			 * v, a q of u16 can be nothing else) */
+		return in->bf16 || (!kv && in->fp8 != MK_FP8_NONE) ? MK_BF16 :
+		    -1;
 	case MK_U8:
 	case MK_I8:
 		return kv && in->fp8 != MK_FP8_NONE ? MK_U8 : -1;

@@ -285,6 +285,9 @@ decode(const struct mk_mdecode_job *o)
 	if (mk_mdec_load(&io, o->file, o->path, &o->in, &e) < 0)
 		mk_fail(NULL, &e);
 	read_ms = mk_ms_since(t0);
+	if (io.t[0].dtype == MK_U16 && !o->in.bf16)
+		mk_note("q's u16 read as bf16 bits beside the FP8 cache (out "
+		    "is bf16 too, as u16)");
 	/* a thread reads about 10 GB/s of K and V */
 	threads = mk_threads_for((double)io.p.B * io.p.KH * (double)io.p.V *
 	    io.p.D * 4.0 / 1e7);
