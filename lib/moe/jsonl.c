@@ -191,6 +191,21 @@ mk_moe_jsonl_read(struct mk_src *s, const struct mk_moe_jsonl *o,
 		return -1;
 	}
 	qsort(*recs, *n, sizeof(**recs), by_step_seq_token);
+	/*
+	 * no TOKEN field: a record's token is its place among its step's
+	 * (and sequence's) records in file order, so that the k-th record
+	 * of every layer is the same token
+	 */
+	if (o->token == NULL) {
+		size_t i, k = 0;
+
+		for (i = 0; i < *n; i++) {
+			if (i > 0 && ((*recs)[i].step != (*recs)[i - 1].step ||
+			    (*recs)[i].seq != (*recs)[i - 1].seq))
+				k = 0;
+			(*recs)[i].tok = (int64_t)k++;
+		}
+	}
 	return 0;
 }
 

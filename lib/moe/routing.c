@@ -395,6 +395,12 @@ mk_moe_routing_is(const unsigned char *p, size_t n, int fmt,
 		    h.prefix_len, h.header_len, &h, &e) == 0 && h.ndim == 4;
 	if (fmt != MK_FMT_JSON)
 		return 0;
+	/* the first record: past blank lines, as the reader skips them */
+	while (n > 0 && (*p == '\n' || *p == '\r' || *p == ' ' ||
+	    *p == '\t')) {
+		p++;
+		n--;
+	}
 	nl = memchr(p, '\n', n);
 	snprintf(key, sizeof(key), "\"%s\"", o->experts);
 	return memmem(p, nl ? (size_t)(nl - p) : n, key, strlen(key)) != NULL;
