@@ -342,8 +342,7 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
 	snprintf(idx, sizeof(idx), "%d", o->count);
 	errno = 0;
 	if (o->fmt == MK_FMT_CSV) {
-		r = mk_csv_write_head(o->fp, name ? name : idx, dtype, ndim,
-		    shape, &e);
+		r = mk_csv_write_head(o->fp, name, dtype, ndim, shape, &e);
 	} else if (o->fmt == MK_FMT_NPZ) {
 		/* a member per tensor, named as CSV names it, once */
 		const char *nm = name ? name : idx;

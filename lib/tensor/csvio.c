@@ -787,9 +787,12 @@ mk_csv_write_head(FILE *fp, const char *name, enum mk_dtype dtype, int ndim,
 {
 	char sb[MK_MAXDIM * 24], nb[NAME_MAX_LEN + 1];
 
-	clean_name(nb, sizeof(nb), name);
-	if (fprintf(fp, "# name=%s shape=%s dtype=%s\n", nb, mk_shape_str(sb,
-	    sizeof(sb), ndim, shape), mk_dtype_name(dtype)) < 0)
+	/* an unnamed tensor stays so: a reader then takes it by place */
+	if (name != NULL)
+		clean_name(nb, sizeof(nb), name);
+	if (fprintf(fp, "#%s%s shape=%s dtype=%s\n", name ? " name=" : "",
+	    name ? nb : "", mk_shape_str(sb, sizeof(sb), ndim, shape),
+	    mk_dtype_name(dtype)) < 0)
 		return mk_err_sys(e, "write");
 	return 0;
 }

@@ -58,7 +58,7 @@ int	mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e);
 int	mk_csv_write(FILE *fp, const struct mk_tensor *t, const char *name,
 	    struct mk_err *e);
 
-/* Write the tensor line "# name=... shape=... dtype=...". 0 or -1. */
+/* The tensor line "# name=... shape=... dtype=..." (name NULL: none). */
 int	mk_csv_write_head(FILE *fp, const char *name, enum mk_dtype dtype,
 	    int ndim, const int64_t *shape, struct mk_err *e);
 

@@ -26,3 +26,7 @@ echo "-- --valid-length defaults to all M positions; --scale"
 mdecode --emit lse -f csv --scale 0.5 "$ex" | awk '/^#/ || /inf/ { print; next } { printf "%.4f\n", $1 }'
 echo "-- -o writes atomically"
 mdecode --valid-length 7 -o res.npy "$ex" && cmp res.npy cache.npy && echo same
+# an NPY stream through CSV and back into mdecode: unnamed tensors stay
+# unnamed, taken by place
+tensor-cat -f csv "$TESTDATA/mdecode-example.npy" | mdecode --valid-length 7 | cmp - cache.npy &&
+    echo "through CSV: the same outputs"
