@@ -55,6 +55,11 @@ state(struct mk_src *s, struct mk_err *e)
 	for (i = 0; i < mk_zip_count(st->z); i++) {
 		const char *mn = mk_zip_name(st->z, i);
 
+		if (!mk_zip_name_exact(st->z, i))
+			return mk_err_data(e, "%s: member %d's name holds a NUL "
+			    "byte (read as '%s'): not an .npz member's name",
+			    s->name, i, mk_excerpt(ex, sizeof(ex), mn,
+			    strlen(mn), 80)), NULL;
 		if (!npy_member(mn))
 			return mk_err_data(e, "%s: a zip archive whose member "
 			    "'%s' is not NAME.npy (a printable NAME): not an "

@@ -59,6 +59,8 @@ load(const char *file, struct mk_err *e)
 struct mk_zip {
 	zip_t		*z;
 	const char	*file;		/* the source's name */
+	const unsigned char *bytes;	/* the archive (the source's) */
+	size_t		 len;
 	int		 n;
 };
 
@@ -79,6 +81,8 @@ mk_zip_open(struct mk_src *s, struct mk_err *e)
 		return NULL;
 	}
 	mz->file = mk_src_name(s);
+	mz->bytes = p;
+	mz->len = len;
 	L.zip_error_init(&ze);
 	if ((zs = L.zip_source_buffer_create(len ? (const void *)p : "", len, 0,
 	    &ze)) == NULL ||
@@ -110,6 +114,15 @@ mk_zip_name(const struct mk_zip *z, int i)
 	const char *s = L.zip_get_name(z->z, (zip_uint64_t)i, ZIP_FL_ENC_RAW);
 
 	return s != NULL ? s : "";
+}
+
+int
+mk_zip_name_exact(const struct mk_zip *z, int i)
+{
+	const char *s = mk_zip_name(z, i);
+
+	return strchr(s, ' ') == NULL || (z->len > 0 && memmem(z->bytes,
+	    z->len, s, strlen(s)) != NULL);
 }
 
 int

@@ -29,6 +29,13 @@ struct mk_zip	*mk_zip_open(struct mk_src *s, struct mk_err *e);
 int		 mk_zip_count(const struct mk_zip *z);
 const char	*mk_zip_name(const struct mk_zip *z, int i);
 
+/*
+ * Whether entry i's name is its bytes: libzip shows a NUL in a name as a
+ * space, so a name with a space that the archive's bytes do not hold
+ * verbatim had a NUL there.
+ */
+int	mk_zip_name_exact(const struct mk_zip *z, int i);
+
 /* The index of the entry named name, or -1. */
 int	mk_zip_find(const struct mk_zip *z, const char *name);
 

@@ -21,3 +21,11 @@ head -c 200 two.npz > cut.npz
 fails 1 tensor-cat cut.npz
 tensor-cat --quiet --info two.npz
 rm cut.npz
+# a member's name with a NUL byte (libzip shows it as a space): refused;
+# a real space is a name like any other
+printf '1,2,3\n' | tensor-cat --names aXb -f npz > x.npz
+sed 's/aXb\.npy/a\x00b.npy/g' x.npz > nul.npz
+fails 1 tensor-cat --info nul.npz
+printf '1,2,3\n' | tensor-cat --names 'a b' -f npz > sp.npz
+tensor-cat --info sp.npz
+rm x.npz nul.npz sp.npz
