@@ -91,7 +91,7 @@ loads_windows(int T, int window, int history, const char *name, struct wins *w,
 	if (T < 1)
 		return mk_err_data(e, "%s: the load log has no steps", name);
 	if (history > 1 && (int64_t)window * history > T)
-		return mk_err_data(e, "%s: --window %d --history %d needs %lld "
+		return mk_err_usage(e, "%s: --window %d --history %d needs %lld "
 		    "steps; the log has %d", name, window, history,
 		    (long long)window * history, T);
 	w->steps = history == MK_LOADS_STEPS;

@@ -12,3 +12,8 @@ printf 'step,layer,expert,load\n1,0,0,100\n2,0,0,5\n2,0,1,1\n3,0,2,9\n3,0,3,2\n'
 plan --window 2 steps.csv
 printf '{"load_history": [{"logical_expert_load": [[100, 1, 1, 1]]}, {"logical_expert_load": [[5, 1, 9, 2]]}]}' > h.json
 plan --window 1 h.json
+# a window longer than the log: all of it; windows as scenarios past the
+# log's start: a usage error (the options ask what the log cannot give)
+plan --window 9 tle.csv
+plan --window 3 tle.csv
+fails 2 eplb-plan -r 6 -G 3 --window 2 --history 2 tle.csv
