@@ -156,7 +156,7 @@ mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
 		for (j = 0; j < pl->R; j++) {
 			v = pl->p[(size_t)i * (size_t)pl->R + (size_t)j];
 			if (v < 0 || v >= E)
-				return mk_err_data(e, "%s: layer %d, slot %d: "
+				return mk_err_data(e, "%s: row %d, slot %d: "
 				    "expert %lld is not in [0, %d)", what, i, j,
 				    (long long)v, E);
 		}
@@ -179,12 +179,14 @@ mk_phy2log_rows(struct mk_phy2log *pl, int L, int L0, const int *layer, int R,
 		    L, R);
 		goto out;
 	}
+	/* checked as the file's rows, so that a message names its row */
+	for (l = 0; l < L; l++)
+		if (mk_phy2log_check(pl, from ? layer[l] : l, E, what, e) < 0)
+			goto out;
 	for (l = 0; from && l < L; l++)
 		memmove(pl->p + (size_t)l * R, pl->p + (size_t)layer[l] * R,
 		    sizeof(int64_t) * (size_t)R);
 	pl->L = L;
-	if (mk_phy2log_check(pl, -1, E, what, e) < 0)
-		goto out;
 	p = pl->p;
 	pl->p = NULL;
 out:

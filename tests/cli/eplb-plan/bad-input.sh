@@ -31,3 +31,11 @@ ls
 # a run that fails says one thing: the note about dense layers is not
 # printed before the usage error
 fails 2 eplb-plan -r 128 -G 32 "$TESTDATA/eplb-dsv3-prefill_in1024.json"
+# a bad value in a plan's row 10 is named as row 10, whatever layers
+# --skip-zero-layers drops from the loads (here 0-2)
+d="$TESTDATA/eplb-dsv3-prefill_in1024.json"
+eplb-plan --quiet -r 288 -G 32 --skip-zero-layers --emit phy2log -f csv "$d" |
+    awk 'NR == 12 { sub(/^[0-9]+/, "999") } { print }' > row10.csv
+fails 1 eplb-plan --quiet --eval row10.csv -G 32 --skip-zero-layers "$d"
+fails 1 eplb-plan --quiet -r 288 -G 32 --skip-zero-layers --prev row10.csv "$d"
+rm row10.csv
