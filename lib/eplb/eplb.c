@@ -54,8 +54,11 @@ mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 		c->hier = 1;
 		break;
 	default:
-		/* DeepSeek's rule, and the waterfill reference's */
-		c->hier = c->K % c->N == 0;
+		/*
+		 * DeepSeek's rule, and the waterfill reference's; on one
+		 * node its hierarchical policy is the global one, so named
+		 */
+		c->hier = c->N > 1 && c->K % c->N == 0;
 		break;
 	}
 	if (c->hier && c->R / c->N < c->E / c->N)

@@ -131,6 +131,31 @@ put_gpu_load(struct mk_out *w, const struct mk_eplb_cfg *c,
 	free(v);
 }
 
+/*
+ * Whether the plan p [L][R] is hierarchical: every expert group's
+ * replicas on one node (what DeepSeek's hierarchical policy makes).
+ */
+static int
+plan_is_hier(const struct mk_eplb_cfg *c, const int64_t *p, int L)
+{
+	int *node = malloc(sizeof(int) * (size_t)c->K), l, r, g, ok = 1;
+
+	if (node == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (l = 0; l < L && ok; l++) {
+		for (g = 0; g < c->K; g++)
+			node[g] = -1;
+		for (r = 0; r < c->R && ok; r++) {
+			g = (int)(p[(size_t)l * c->R + r] / (c->E / c->K));
+			if (node[g] < 0)
+				node[g] = r / (c->R / c->N);
+			ok = node[g] == r / (c->R / c->N);
+		}
+	}
+	free(node);
+	return ok;
+}
+
 /* --eval's plan: R is its width; it must fit the loads. */
 static void
 eval_plan(struct mk_eplb_plan_job *o, const struct mk_loads *ld, struct mk_eplb_out *plan)
@@ -146,11 +171,25 @@ eval_plan(struct mk_eplb_plan_job *o, const struct mk_loads *ld, struct mk_eplb_
 		mk_usage_error("--eval %s: its plan has %d slots a layer, not "
 		    "%d", o->eval, pl.R, o->cfg.R > 0 ? o->cfg.R : ld->E +
 		    o->redundant);
+	/* R is the plan's: where it does not fit, the plan is named */
+	if (pl.R < ld->E)
+		mk_usage_error("--eval %s: its %d slots a layer are fewer than "
+		    "the loads' %d experts", o->eval, pl.R, ld->E);
+	if (pl.R % o->cfg.G != 0)
+		mk_usage_error("--eval %s: its %d slots a layer do not split "
+		    "over --gpus %d", o->eval, pl.R, o->cfg.G);
 	o->cfg.R = pl.R;
 	o->redundant = -1;
 	o->eval_by_index = pl.L == ld->L && ld->L < ld->L0;
 	configure(o, ld);
 	p = plan_rows(&pl, o->eval, "--eval", &o->cfg, ld);
+	/*
+	 * scored as what it is: a plan that spreads a group over nodes is
+	 * global, whatever the policy would have been, and its lower bound
+	 * the global one
+	 */
+	if (o->cfg.hier && !plan_is_hier(&o->cfg, p, ld->L))
+		o->cfg.hier = 0, o->eval_spread = 1;
 	if (mk_eplb_out_from(&o->cfg, p, ld->L, 0, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	free(p);
@@ -361,12 +400,13 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	 * once all is written */
 	if (o->stats || o->eval)
 		mk_note("%s for %d GPUs (%d node%s of %d), %d slots (%d a "
-		    "GPU), %d experts in %d group%s, %s policy",
+		    "GPU), %d experts in %d group%s, %s policy%s",
 		    o->eval ? "evaluated" : "planned",
 		    o->cfg.G, o->cfg.N, o->cfg.N > 1 ? "s" : "",
 		    o->cfg.G / o->cfg.N, o->cfg.R, o->cfg.R / o->cfg.G,
 		    o->cfg.E, o->cfg.K, o->cfg.K > 1 ? "s" : "",
-		    o->cfg.hier ? "hierarchical" : "global");
+		    o->cfg.hier ? "hierarchical" : "global", o->eval_spread ?
+		    " (the plan spreads expert groups over nodes)" : "");
 	mk_mem_free(buf);
 	free(traffic);
 }

@@ -27,7 +27,7 @@ static const struct shared shared[MK_EPLB_O_OWN] = {
 	    "expert groups (default 1)", "expert groups (default 1)" },
 	[MK_EPLB_O_POLICY] = { MK_OPT_VALUE, NULL, "policy",
 	    "auto|hierarchical|global", "LIST", "(auto: hierarchical when "
-	    "K % N == 0)", "auto|hierarchical|global (default auto)" },
+	    "N > 1, K % N == 0)", "auto|hierarchical|global (default auto)" },
 	[MK_EPLB_O_ALGO] = { MK_OPT_VALUE, "a", "algo",
 	    "deepseek|waterfill|best", "LIST", "(default best)",
 	    "deepseek|waterfill|best (default: deepseek; best with "

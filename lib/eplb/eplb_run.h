@@ -72,6 +72,8 @@ struct mk_eplb_plan_job {
 	int		 window, history, skip_zero, width_max, stats;
 	int		 eval_by_index;	/* --eval's plan: planned layers only
 					 * (set by the run) */
+	int		 eval_spread;	/* --eval's plan spreads groups over
+					 * nodes: global (set by the run) */
 	double		 min_gain;	/* -1: always the new plan */
 	int64_t		 max_moves;	/* -1: no limit */
 	double		 expert_bytes;	/* 0: not given */

@@ -123,8 +123,11 @@ mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
 	int r;
 
 	memset(pl, 0, sizeof(*pl));
-	if ((s = mk_src_open(path, e)) == NULL)
-		return -1;
+	if ((s = mk_src_open(path, e)) == NULL) {
+		/* the option it was given to, before the reader's message */
+		snprintf(what, sizeof(what), "%s %s", opt, e->msg);
+		return mk_err_data(e, "%.*s", (int)sizeof(e->msg) - 1, what);
+	}
 	snprintf(what, sizeof(what), "%s %s", opt, mk_src_name(s));
 	snprintf(pl->what, sizeof(pl->what), "%.*s", (int)sizeof(pl->what) -
 	    1, what);

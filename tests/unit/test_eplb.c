@@ -490,7 +490,8 @@ test_group_splits(void)
 static void
 test_stats_write(void)
 {
-	struct mk_eplb_cfg c = cfg(4, 8, 2, 1, 1, MK_EPLB_BEST, MK_EPLB_AUTO);
+	/* two nodes: auto is hierarchical (one node is global) */
+	struct mk_eplb_cfg c = cfg(4, 8, 2, 2, 2, MK_EPLB_BEST, MK_EPLB_AUTO);
 	struct mk_eplb_stat st[2] = {
 		{ 10, 8, 0.8, 9, 10.0 / 9, 1, 12, 8.0 / 12, 3, 2, { 0, 0 } },
 		{ 4, 4, 1, 4, 1, 1, 5, 0.8, 0, 0, { 0, 0 } },
