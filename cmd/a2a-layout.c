@@ -13,7 +13,7 @@
 #include "a2a/a2a_scan.h"
 
 enum { O_E, O_R, O_STYLE, O_SMS, O_RANK, O_STEP, O_PLAN, O_LAYER,
-	O_PER_STEP, O_LWS, O_HIDDEN, O_HB, O_DTYPE, O_ALIGN, O_CONFIG,
+	O_PER_STEP, O_NODES, O_LWS, O_HIDDEN, O_HB, O_DTYPE, O_ALIGN, O_CONFIG,
 	O_IDXBITS, O_SCALEUP, O_MAXTOK, O_LL, O_LENIENT, O_REPORT, O_PLOT,
 	O_FIELDS, O_FILE, NOPT };
 
@@ -36,8 +36,10 @@ static struct mk_opt opts[NOPT] = {
 	    "PLAN (default 0)", NULL },
 	[O_PER_STEP] = { MK_OPT_FLAG, NULL, "layer-per-step", NULL, "step s of "
 	    "the trace goes through layer s of PLAN", NULL },
+	[O_NODES] = { MK_OPT_VALUE, NULL, "num-nodes", "N", "nodes the ranks "
+	    "span (default: DeepEP's nodes of 8; --local-world-size)", NULL },
 	[O_LWS] = { MK_OPT_VALUE, NULL, "local-world-size", "L", "ranks per "
-	    "node, Triton-distributed (default 8, or R below 8)", NULL },
+	    "node, Triton-distributed (default R/N, or 8)", NULL },
 	[O_HIDDEN] = { MK_OPT_VALUE, NULL, "hidden", "H", "hidden size "
 	    "(default 7168)", NULL },
 	[O_HB] = { MK_OPT_VALUE, NULL, "hidden-bytes", "B", "bytes per token "
@@ -52,7 +54,7 @@ static struct mk_opt opts[NOPT] = {
 	    "built with TOPK_IDX_BITS=32 sizes its buffers for int32 ids",
 	    NULL },
 	[O_SCALEUP] = { MK_OPT_VALUE, NULL, "scaleup-ranks", "N", "EPv2 "
-	    "ElasticBuffer: ranks per NVLink domain (default 8, or R below 8)",
+	    "ElasticBuffer: ranks per NVLink domain (default R/N, or 8)",
 	    NULL },
 	[O_MAXTOK] = { MK_OPT_VALUE, NULL, "max-tokens,"
 	    "num-max-dispatch-tokens-per-rank", "M", "low-latency M / "
@@ -76,7 +78,7 @@ static struct mk_opt opts[NOPT] = {
 static const struct mk_usage usage = {
 	"-E E [-R R] [--style deepep|triton-dist] [--num-sms N] [--rank r] "
 	    "[--step s] [--phy2log PLAN [--layer L | --layer-per-step]] "
-	    "[--local-world-size L] [--hidden H] "
+	    "[--num-nodes N] [--local-world-size L] [--hidden H] "
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--scaleup-ranks N] "
 	    "[--max-tokens M] [--low-latency] "
@@ -160,6 +162,8 @@ job_of(struct mk_a2a_layout_job *o)
 		mk_usage_error("--low-latency is DeepEP's mode; Triton-"
 		    "distributed's low-latency layer is in its --report");
 	j->cfg.local = (int)mk_opt_int_in(&opts[O_LWS], 1, MK_MOE_MAX_RANKS, 0);
+	j->cfg.nodes = (int)mk_opt_int_in(&opts[O_NODES], 1, MK_MOE_MAX_RANKS,
+	    0);
 	j->cfg.max_tokens = o->sz.max_tokens;
 	j->report = mk_opt_given(&opts[O_REPORT]) > 0;
 	j->max_tokens = o->sz.max_tokens;

@@ -42,6 +42,8 @@ struct mk_a2a_cfg {
 				 * below 8 or a multiple of 8 (up to
 				 * MK_MOE_MAX_RANKS), top-11 at most, no
 				 * normal-mode outputs, no node limit */
+	int	nodes;		/* --num-nodes: the nodes the ranks span (0:
+				 * each style's own default) */
 };
 
 

@@ -18,8 +18,13 @@
 static int
 triton_config(struct mk_a2a_cfg *c, struct mk_err *e)
 {
+	if (c->nodes > 0 && c->local > 0 && c->local * c->nodes != c->R)
+		return mk_err_usage(e, "--num-nodes %d and --local-world-size "
+		    "%d: %d ranks are not %d nodes of %d", c->nodes, c->local,
+		    c->R, c->nodes, c->local);
 	if (c->local < 1)
-		c->local = mk_a2a_node_ranks(c->R);
+		c->local = c->nodes > 0 ? c->R / c->nodes :
+		    mk_a2a_node_ranks(c->R);
 	if (c->R % c->local != 0)
 		return mk_err_usage(e, "%d ranks: --local-world-size %d does "
 		    "not divide them (Triton-distributed: nnodes = world_size "
@@ -71,8 +76,24 @@ mk_a2a_config(struct mk_a2a_cfg *c, struct mk_err *e)
 		    "least 2");
 	if (c->align < 1)
 		c->align = 1;
+	if (c->nodes > 0 && c->R % c->nodes != 0)
+		return mk_err_usage(e, "--num-nodes %d: does not divide the %d "
+		    "ranks", c->nodes, c->R);
 	if (c->style == MK_A2A_TRITON)
 		return triton_config(c, e);
+	/*
+	 * DeepEP's normal mode puts rank r on node r / 8 (NUM_MAX_NVL_PEERS,
+	 * a build constant): other nodes it cannot run, so cannot size
+	 */
+	if (c->nodes > 0 && !c->ll_only && c->nodes != (c->R <= MK_A2A_NVL ?
+	    1 : c->R / MK_A2A_NVL))
+		return mk_err_usage(e, "--num-nodes %d: %d ranks a node, but "
+		    "DeepEP's normal mode puts %d on a node (NUM_MAX_NVL_PEERS "
+		    "%d); --low-latency or --style triton-dist size other "
+		    "nodes, and without --num-nodes, --scaleup-ranks %d sizes "
+		    "EPv2's ElasticBuffer for them", c->nodes, c->R / c->nodes,
+		    c->R <= MK_A2A_NVL ? c->R : MK_A2A_NVL, MK_A2A_NVL,
+		    c->R / c->nodes);
 	if (c->local > 0 && c->local != mk_a2a_node_ranks(c->R))
 		return mk_err_usage(e, "--local-world-size %d: DeepEP's nodes "
 		    "are 8 ranks (NUM_MAX_NVL_PEERS); the option is "

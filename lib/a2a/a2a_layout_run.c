@@ -162,6 +162,20 @@ warnings(const struct mk_a2a_layout_job *o, struct mk_a2a_job *j, int plan_rows)
 	if ((o->job.report || o->plot != NULL) && o->hidden_default)
 		mk_note("--hidden not given; the sizes are for hidden 7168 "
 		    "(DeepSeek-V3)");
+	/*
+	 * DeepEP's normal mode runs up to 8 ranks as one node (more, as
+	 * nodes of 8): say so where they might be more nodes, and what a
+	 * 0 means
+	 */
+	if (o->job.report && c->style == MK_A2A_DEEPEP && !c->ll_only &&
+	    c->nodes == 0 && c->R <= c->local && c->R > 1)
+		mk_note("sized for one node of %d ranks, as DeepEP's normal "
+		    "mode runs them (--num-nodes to say so)", c->R);
+	if (o->job.report && c->style == MK_A2A_DEEPEP && !c->ll_only &&
+	    c->R <= c->local && o->job.max_tokens == 0)
+		mk_note("recommended_num_rdma_bytes is 0: one node's normal "
+		    "mode needs no RDMA buffer; low-latency mode does "
+		    "(--max-tokens sizes it)");
 	/* -E 16 on an 8-expert trace leaves half the ranks without tokens */
 	if (o->phy2log == NULL && t->steps > 0 && c->E >= 2 && t->used > 0 &&
 	    t->used <= c->E / 2)

@@ -130,7 +130,8 @@ elastic_rows(FILE *fp, const struct mk_a2a_sizing *sz,
 
 	memset(&in, 0, sizeof(in));
 	in.R = c->R;
-	in.nvl = sz->scaleup > 0 ? sz->scaleup : mk_a2a_node_ranks(c->R);
+	in.nvl = sz->scaleup > 0 ? sz->scaleup : c->nodes > 0 ? c->R /
+	    c->nodes : mk_a2a_node_ranks(c->R);
 	in.K = c->K;
 	in.fp8 = sz->fp8;
 	in.multi_reduction = 1;

@@ -32,7 +32,9 @@ test_worked_example(void)
 	static const int32_t rcp[8] = { 0, 1, 0, 1, 0, 2, 0, 1 };
 	static const int32_t src[10] = { 0, 4, 1, 4, 0, 2, 4, 0, 3, 4 };
 	static const int32_t ntpe0[8] = { 1, 2, 2, 2, 1, 1, 1, 1 };
-	struct mk_a2a_cfg c = { 4, 8, 2, 2, MK_A2A_DEEPEP, 4, 0, 0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = 4, .E = 8, .K = 2, .C = 2, .style = MK_A2A_DEEPEP, .align = 4,
+	    .threads = 1 };
 	struct mk_moe_step s;
 	struct mk_a2a_group g;
 	struct mk_a2a_rank r;
@@ -148,7 +150,9 @@ test_config_rules(void)
 static int
 invariants(int R, int E, int K, int C, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = R, .E = E, .K = K, .C = C, .style = MK_A2A_DEEPEP, .align = 1,
+	    .threads = 1 };
 	struct rng rg = { seed };
 	struct mk_moe_step s;
 	struct mk_a2a_group g;
@@ -258,7 +262,9 @@ static void
 test_bad_ids(void)
 {
 	static const int64_t ids[2][2] = { { 0, 9 }, { 1, 2 } };
-	struct mk_a2a_cfg c = { 2, 8, 2, 1, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = 2, .E = 8, .K = 2, .C = 1, .style = MK_A2A_DEEPEP, .align = 1,
+	    .threads = 1 };
 	struct mk_moe_step s;
 	struct mk_a2a_group g;
 	struct mk_err e;
@@ -291,7 +297,9 @@ test_bad_ids(void)
 static int
 pieces_agree(int R, int E, int K, int C, int style, int bad, uint64_t seed)
 {
-	struct mk_a2a_cfg c = { R, E, K, C, style, 1, 0, 0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = R, .E = E, .K = K, .C = C, .style = style, .align = 1,
+	    .threads = 1 };
 	struct rng rg = { seed };
 	struct mk_moe_step s;
 	struct mk_a2a_group g[2];

@@ -126,8 +126,9 @@ static char *
 by_hand(const char *npy, size_t nbytes, const struct mk_moe_phys *m,
     size_t *len, struct mk_a2a_tally *tally)
 {
-	struct mk_a2a_cfg c = { NR, m ? m->P : NE, NK, 3, MK_A2A_DEEPEP, 1, 0,
-	    0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = NR, .E = m ? m->P : NE, .K = NK, .C = 3,
+	    .style = MK_A2A_DEEPEP, .align = 1, .threads = 1 };
 	struct mk_a2a_output out[MK_A2A_MAX_OUTPUTS];
 	struct mk_tensor t[1];
 	struct mk_moe_step st, ph;
@@ -348,7 +349,9 @@ test_report(void)
 {
 	struct mk_a2a_sizing sz = { 7168, 7168, 0, 24, 0, 1,
 	    { 24, 8, 512, 16, 128, 8 }, 0, 8 };
-	struct mk_a2a_cfg c = { 16, 256, 8, 12, MK_A2A_DEEPEP, 1, 0, 8, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = 16, .E = 256, .K = 8, .C = 12, .style = MK_A2A_DEEPEP,
+	    .align = 1, .local = 8, .threads = 1 };
 	struct mk_a2a_tally t = { .steps = 3, .max_recv = 77, .max_worst = 80,
 	    .max_rank = 5, .max_step = 2, .sum_recv = 3000.0, .max_rows = 900,
 	    .rows = 2048 };

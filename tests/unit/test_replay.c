@@ -213,7 +213,9 @@ test_replay(void)
 static void
 test_node_dispatch(void)
 {
-	struct mk_a2a_cfg c = { 16, 64, 4, 4, MK_A2A_DEEPEP, 1, 0, 0, 1, 0, 0 };
+	struct mk_a2a_cfg c = {
+	    .R = 16, .E = 64, .K = 4, .C = 4, .style = MK_A2A_DEEPEP,
+	    .align = 1, .threads = 1 };
 	struct mk_a2a_group g;
 	struct mk_moe_step s;
 	struct rng r = { 5 };

@@ -6,5 +6,5 @@ a2a-layout -E 8 --max-tokens 256 --report -o /dev/null mix.npy > a.csv 2> a.err
 a2a-layout -E 8 --num-max-dispatch-tokens-per-rank 256 --report -o /dev/null mix.npy > b.csv 2> b.err
 cmp a.csv b.csv && echo "--num-max-dispatch-tokens-per-rank = --max-tokens"
 cat a.err
-a2a-layout -E 8 --hidden 4096 --max-tokens 256 --report -o /dev/null mix.npy 2> c.err | grep low_latency
-echo "with --hidden: $(wc -c < c.err) bytes on stderr"
+a2a-layout -E 8 --hidden 4096 --num-nodes 1 --max-tokens 256 --report -o /dev/null mix.npy 2> c.err | grep low_latency
+echo "with --hidden and --num-nodes: $(wc -c < c.err) bytes on stderr"
