@@ -324,7 +324,8 @@ mk_mdec_scores_fit(const struct mk_mdec *p, const char *qname,
 {
 	const size_t rows = (size_t)p->B * (size_t)p->QH * (size_t)(p->Q > 1 ?
 	    p->Q : 1);
-	const double c = p->scale * LOG2E, kb = k_bound(p);
+	/* a negative scale reaches as far: its magnitude is what counts */
+	const double c = fabs(p->scale) * LOG2E, kb = k_bound(p);
 	double big = 0, sum = 0, a;
 	size_t i;
 	int d;

@@ -4,12 +4,14 @@
  * benchmarks' tables and picture.
  */
 #include <err.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "base/fp8.h"
 #include "base/threads.h"
 #include "cli/io.h"
 #include "cli/progress.h"
@@ -82,7 +84,11 @@ bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 		    b->D);
 }
 
-/* --k-scale or --v-scale: finite and positive, for an FP8 cache only. */
+/*
+ * --k-scale or --v-scale: finite and positive, for an FP8 cache only,
+ * and small enough that the format's largest value times it stays in
+ * f32's range, where the kernels compute (out is V's rows so scaled).
+ */
 static double
 scale_arg(const struct mk_opt *a, int fp8)
 {
@@ -97,6 +103,10 @@ scale_arg(const struct mk_opt *a, int fp8)
 	if (!(v > 0) || isinf(v))
 		mk_usage_error("%s %s: a scale is finite and positive",
 		    mk_opt_name(a), mk_opt_str(a));
+	if (v * MK_FP8_MAX(fp8) > FLT_MAX)
+		mk_usage_error("%s %s: the format's largest value, %g, so "
+		    "scaled passes f32's range (3.4e38), in which the kernels "
+		    "compute", mk_opt_name(a), mk_opt_str(a), MK_FP8_MAX(fp8));
 	return v;
 }
 

@@ -28,6 +28,9 @@ fails 1 mdecode --dtype fp8_e4m3 -q q.npy -k kh.npy -v vh.npy -m m.npy
 fails 2 mdecode --k-scale 2 -q q.npy -k kh.npy -v vh.npy
 fails 2 mdecode --dtype fp8_e5m2 --v-scale 0 -q q.npy -k k5.npy -v k5.npy
 fails 2 mdecode --dtype fp8_e5m2 --k-scale inf -q q.npy -k k5.npy -v k5.npy
+# a v scale with which V's largest value passes f32's range: out inf
+fails 2 mdecode --dtype fp8_e4m3 --v-scale 4e38 -q q.npy -k k4.npy -v k4.npy -m m.npy
+fails 2 mdecode --dtype fp8_e5m2 --v-scale 1e34 -q q.npy -k k5.npy -v k5.npy -m m.npy
 fails 1 mdecode --dtype fp8_e4m3 -q k4.npy -k k4.npy -v k4.npy
 fails 2 mdecode --bench --dtype f16,fp8_e4m3 --k-scale 2
 fails 2 mdecode --dtype fp8_e4m3 --v-dim 8 --v-scale 2 -q q.npy -k k4.npy
@@ -36,6 +39,10 @@ fails 2 mdecode --dtype f16,fp8_e4m3 -q q.npy -k k4.npy -v k4.npy
 # score on K's largest values (FP8's 448, f16's 65504) past it
 fails 2 mdecode --scale 1e39 -q q.npy -k kh.npy -v vh.npy -m m.npy
 fails 2 mdecode --scale 1e35 -q q.npy -k kh.npy -v vh.npy -m m.npy
+# a negative scale: checked by its magnitude; a small one is taken
+fails 2 mdecode --scale -1e38 -q q.npy -k kh.npy -v vh.npy -m m.npy
+fails 2 mdecode --scale -1e300 -q q.npy -k kh.npy -v vh.npy -m m.npy
+mdecode --scale -0.5 -q q.npy -k kh.npy -v vh.npy -m m.npy -f csv --emit lse | sed -n 2p
 fails 2 mdecode --dtype fp8_e4m3 --k-scale 1e36 -q q.npy -k k4.npy -v k4.npy
 echo "-- inside f32's range, lse: $(mdecode --dtype fp8_e4m3 --k-scale 1e30 -q q.npy -k k4.npy -v k4.npy -m m.npy -f csv --emit lse | awk 'NR > 1 { printf "%.3g ", $1 }')"
 rm -f q.npy m.npy k4.npy k5.npy kh.npy vh.npy want.csv e4m3.csv e5m2.csv mla.csv
