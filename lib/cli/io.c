@@ -220,17 +220,26 @@ prealloc(struct mk_out *o, size_t n)
 }
 
 /* The files this run reads: no output may replace one of them. */
-static struct { dev_t dev; ino_t ino; const char *path; } inputs[16];
+static struct input { dev_t dev; ino_t ino; const char *path; } *inputs;
 static int ninputs;
+
+/* The files this run writes by renaming, as canon() names them. */
+static char **outputs;
+static int noutputs;
 
 void
 mk_out_input(const char *path)
 {
 	struct stat st;
 
-	if (path == NULL || strcmp(path, "-") == 0 || ninputs == 16 ||
-	    stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+	struct input *p;
+
+	if (path == NULL || strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
 		return;
+	if ((p = realloc(inputs, sizeof(*p) * (size_t)(ninputs + 1))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	inputs = p;
 	inputs[ninputs].dev = st.st_dev;
 	inputs[ninputs].ino = st.st_ino;
 	inputs[ninputs++].path = path;
@@ -250,6 +259,44 @@ guard(const char *path, const struct stat *st)
 			    "file)", path, strcmp(path, inputs[i].path) ? "the "
 			    "same file as the input " : "an input",
 			    strcmp(path, inputs[i].path) ? inputs[i].path : "");
+}
+
+/* path as its directory's real path and its name (malloc'd). */
+static char *
+canon(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir, *real, *out;
+
+	if ((dir = slash == NULL ? strdup(".") : slash == path ? strdup("/") :
+	    strndup(path, (size_t)(slash - path))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	real = realpath(dir, NULL);
+	if (asprintf(&out, "%s/%s", real ? real : dir, slash ? slash + 1 :
+	    path) < 0)
+		err(MK_EXIT_DATA, NULL);
+	free(real);
+	free(dir);
+	return out;
+}
+
+/* Refuse a second output of this run into the same file. */
+static void
+once(const char *path)
+{
+	char *c = canon(path), **p;
+	int i;
+
+	for (i = 0; i < noutputs; i++)
+		if (strcmp(outputs[i], c) == 0)
+			errx(MK_EXIT_USAGE, "%s: named for two outputs of this "
+			    "run (-o, --report, --plot, --steps): one would "
+			    "replace the other (name another file)", path);
+	if ((p = realloc(outputs, sizeof(*p) * (size_t)(noutputs + 1))) ==
+	    NULL)
+		err(MK_EXIT_DATA, NULL);
+	outputs = p;
+	outputs[noutputs++] = c;
 }
 
 struct mk_out *
@@ -301,6 +348,7 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 		}
 		close(fd);
 	}
+	once(path);
 	if ((o->path = strdup(path)) == NULL ||
 	    asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
 		err(MK_EXIT_DATA, NULL);

@@ -57,8 +57,9 @@ void		 mk_out_catch_signals(void);
 
 /*
  * A file this run reads: mk_out_open then refuses to write over it (with
- * -o, --plot or --report naming it too), a usage error.  Up to 16; "-"
- * and non-regular files are ignored.
+ * -o, --plot or --report naming it too), a usage error; "-" and
+ * non-regular files are ignored.  Two outputs of a run into one file
+ * (by any spelling of its name) are refused alike.
  */
 void	mk_out_input(const char *path);
 
