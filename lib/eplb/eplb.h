@@ -366,6 +366,8 @@ struct mk_eplb_picture {
 	const struct mk_eplb_out *before;	/* --prev, or NULL: no EPLB */
 	const char		*before_name;	/* "no EPLB" or "--prev" */
 	const char		*after_name;	/* "after", or "--eval plan" */
+	const struct mk_eplb_out *other;	/* the plan by the other
+						 * policy, or NULL */
 	const char		*title;
 };
 

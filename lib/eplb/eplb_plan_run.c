@@ -241,12 +241,33 @@ make_plan(struct mk_eplb_plan_job *o, const struct mk_loads *ld, struct mk_eplb_
 		keep_prev(o, ld, *prev, plan);
 }
 
+/*
+ * The plan the other policy makes on several nodes, where it can (the
+ * hierarchical one needs whole groups a node): into *out, 1; else 0.
+ */
+static int
+other_plan(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
+    struct mk_eplb_out *out)
+{
+	struct mk_eplb_cfg oc = o->cfg;
+	struct mk_err e;
+
+	if (oc.N < 2 || (!oc.hier && oc.K % oc.N != 0) ||
+	    mk_eplb_config(&oc, oc.hier ? MK_EPLB_GLOBAL : MK_EPLB_HIER, &e) <
+	    0)
+		return 0;
+	if (mk_eplb_plan_all(&oc, ld->w, ld->S, ld->L, NULL, o->width_max,
+	    out, &e) < 0)
+		mk_fail(NULL, &e);
+	return 1;
+}
+
 /* --plot: the plan's (or --eval's) GPU loads beside no EPLB or --prev. */
 static void
 plot(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, FILE *fp,
     const struct mk_eplb_out *plan, const int64_t *prev)
 {
-	struct mk_eplb_out before = { 0 };
+	struct mk_eplb_out before = { 0 }, other = { 0 };
 	struct mk_eplb_picture pic;
 	struct mk_err e;
 	char title[300];
@@ -269,10 +290,13 @@ plot(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, FILE *fp,
 		pic.before = &before;
 		pic.before_name = "--prev";
 	}
+	pic.other = other_plan(o, ld, &other) ? &other : NULL;
 	if (mk_eplb_plot(fp, &pic, &e) < 0)
 		mk_fail(NULL, &e);
 	if (prev != NULL)
 		mk_eplb_out_free(&before);
+	if (pic.other != NULL)
+		mk_eplb_out_free(&other);
 }
 
 /* Whether fmt is one of the engines' placement files. */

@@ -149,10 +149,11 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	size_t n = (size_t)pp->L * (size_t)c->G;
 	double *tmp, *before, *after, bw = 140;
 	struct geom gm;
+	char other[80] = "";
 	int W, H, l, step;
 
 	tmp = malloc(sizeof(double) * n * (size_t)pp->S);
-	before = malloc(sizeof(double) * n);
+	before = malloc(sizeof(double) * n * 2);	/* and the other's */
 	after = malloc(sizeof(double) * n);
 	if (tmp == NULL || before == NULL || after == NULL) {
 		free(tmp);
@@ -162,6 +163,13 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	}
 	gpu_sum(c, pp->w, pp->S, pp->L, pp->before, tmp, before);
 	gpu_sum(c, pp->w, pp->S, pp->L, pp->after, tmp, after);
+	/* what the other policy would keep: the choice the stripes show */
+	if (pp->other != NULL) {
+		gpu_sum(c, pp->w, pp->S, pp->L, pp->other, tmp, before + n);
+		snprintf(other, sizeof(other), "; a %s plan keeps %.4f", c->hier ?
+		    "global" : "hierarchical", total_balance(before + n,
+		    pp->L, c->G));
+	}
 	gm.cw = 480.0 / c->G;
 	gm.cw = gm.cw < 2 ? 2 : gm.cw > 24 ? 24 : gm.cw;
 	gm.ch = 640.0 / pp->L;
@@ -182,10 +190,11 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	    "over its layer's mean", pp->L, c->E, c->R, c->G, c->N,
 	    c->N == 1 ? "" : "s", c->K, c->K == 1 ? "" : "s");
 	mk_svg_text(fp, 16, 62, "start", 12, "balancedness (sum of means / "
-	    "sum of maxima): %s %.4f, %s %.4f%s", pp->before_name,
-	    total_balance(before, pp->L, c->G), pp->after_name,
-	    total_balance(after, pp->L, c->G), pp->S > 1 ?
-	    "; loads of all scenarios summed" : "");
+	    "sum of maxima): %s %.4f, %s %.4f (%s policy%s%s)%s",
+	    pp->before_name, total_balance(before, pp->L, c->G),
+	    pp->after_name, total_balance(after, pp->L, c->G), c->hier ?
+	    "hierarchical" : "global", c->hier ? ": whole groups a node" :
+	    "", other, pp->S > 1 ? "; loads of all scenarios summed" : "");
 	step = (int)(12 / gm.ch) + 1;
 	for (l = 0; l < pp->L; l += step)
 		mk_svg_text(fp, gm.x0 - 6, gm.y0 + l * gm.ch + gm.ch / 2 + 4,
