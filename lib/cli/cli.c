@@ -480,6 +480,28 @@ print_version(void)
 	printf("selected: %s\n", mk_isa_name(mk_kern_isa()));
 }
 
+/* A value argtable had no room for: of operand or option h. */
+static void
+excess(const struct arg_hdr *h, const char *val)
+{
+	char name[64];
+	size_t n;
+
+	if ((h->shortopts == NULL || *h->shortopts == '\0') &&
+	    (h->longopts == NULL || *h->longopts == '\0'))
+		mk_usage_error("%s: a second input file; %s reads one (see %s "
+		    "--help)", val, mk_progname(), mk_progname());
+	if (h->longopts != NULL && *h->longopts != '\0') {
+		n = strcspn(h->longopts, ",");
+		snprintf(name, sizeof(name), "--%.*s", (int)(n < 60 ? n : 60),
+		    h->longopts);
+	} else {
+		snprintf(name, sizeof(name), "-%c", *h->shortopts);
+	}
+	mk_usage_error("%s given twice (the second: %s); it takes one value",
+	    name, val);
+}
+
 static void
 print_help(void **argtable, const struct mk_usage *u)
 {
@@ -607,6 +629,13 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 			fclose(fp);
 			while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
 				msg[--len] = '\0';
+			/*
+			 * argtable's "excess option": a second operand, or an
+			 * option given twice; said plainly
+			 */
+			if (strncmp(msg + strspn(msg, ": "), "excess option",
+			    13) == 0 && end->argval[0] != NULL)
+				excess(h, end->argval[0]);
 			mk_usage_error("%s (see %s --help)", msg +
 			    strspn(msg, ": "), mk_progname());
 		}

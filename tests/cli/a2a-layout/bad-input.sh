@@ -18,3 +18,8 @@ awk 'BEGIN { for (r = 0; r < 96; r++) { printf "# name=r%d shape=1,9 dtype=i32\n
 fails 1 a2a-layout -E 96 far.csv
 printf '' | fails 1 a2a-layout -E 8
 fails 1 a2a-layout -E 8 missing.npy
+# a second input file, an option given twice: said plainly
+fails 2 a2a-layout -E 8 "$TESTDATA/a2a-example.npy" second.npy
+fails 2 a2a-layout -E 8 --rank 1 --rank 2 "$TESTDATA/a2a-example.npy"
+fails 2 mdecode "$TESTDATA/mdecode-example.npy" second.npy
+fails 2 eplb-replay -r 288 -G 32 "$TESTDATA/eplb-replay-log.npy" second.npy
