@@ -61,3 +61,12 @@ mdecode --bench --max-length 20 --bsz 1 --reps 1 --isa generic --threads 1 |
 echo "-- --quiet: no warning, whatever the machine"
 command mdecode --bench --quiet --max-length 64 --bsz 1 --reps 2 --isa generic \
     --threads 1 --dim 32 --q-heads 2 --kv-heads 1 --mask-density 0 | cut -d, -f1-5
+# --seed: other random inputs, every path still checked against generic
+# on them first (a disagreement would fail the run)
+for s in 7 123456789; do
+	mdecode --bench --bsz 1 --q-heads 4 --kv-heads 2 --max-length 300 \
+	    --dim 64 --reps 1 --threads 1 --mask-density 0.5 --seed $s |
+	    awk -F, -v s=$s -v w=$((want - 1)) 'NR > 1 { n++ }
+		END { print "--seed " s ": " (n == w ? "a row per path" : n " rows") }'
+done
+fails 2 command mdecode --bench --seed -1
