@@ -2,10 +2,12 @@
 #
 #   make demo     build, then run a real pipeline over testdata/
 #   make check    build, then run every test (include layers, unit, CLI,
-#                 fuzz replay, numpy interop, man page examples, lint)
+#                 fuzz replay, hostile option values, numpy interop, man
+#                 page examples, lint)
 #   make check SANITIZE=address,undefined   the same, sanitized (build/san/)
 #   make asan | ubsan                       shorthands for the above
-#   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each
+#   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each, and
+#                 20 x FUZZ_SECONDS hostile option values
 #   make lint     mandoc -Tlint on every man page
 #   make valgrind one good and one bad run per tool under memcheck
 #   make install PREFIX=/usr/local DESTDIR=
@@ -72,7 +74,7 @@ BINS    = $(TOOLS:%=$(BUILD)/bin/%)
 
 UNIT_SRC = $(wildcard tests/unit/*.c)
 UNIT_OBJ = $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
-FUZZ_TARGETS = npy csv loads pt plan trace npz phy2log mdec
+FUZZ_TARGETS = npy csv loads pt plan trace npz phy2log mdec trtllm
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
@@ -181,7 +183,7 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all
 	@$(MAKE) --no-print-directory check-layers check-unit check-cli \
-		check-replay check-interop check-examples lint
+		check-replay check-options check-interop check-examples lint
 	@echo "make check: all tests passed ($(BUILD))"
 
 # lib/'s folders include only the layers below them (README, "Layout").
@@ -197,6 +199,12 @@ check-cli: all
 
 check-replay: all
 	$(BUILD)/bin/replay testdata/corpus
+
+# Hostile option values, whole processes (CLI_RUNS of them, CLI_SEED).
+CLI_RUNS ?= 400
+CLI_SEED ?= 1
+check-options: all
+	$(PYTHON) tests/fuzz/cli_options.py $(BUILD)/bin testdata $(CLI_RUNS) $(CLI_SEED)
 
 check-interop: all
 	MOEKIT_BIN=$(BUILD)/bin PYTHON=$(PYTHON) sh tests/interop/run.sh
@@ -242,6 +250,9 @@ fuzz: deps-fuzz
 	  clang -std=c11 -g -O1 $(CPPFLAGS) -DFUZZ_PREFIX= -fsanitize=fuzzer $(FUZZ_SAN) \
 	    -o $(FUZZ_BUILD)/fuzz_$$t tests/fuzz/fuzz_$$t.c $(FUZZ_BUILD)/libmoekit.a $(LIBS) || exit 1; \
 	done
+	$(MAKE) --no-print-directory all
+	$(PYTHON) tests/fuzz/cli_options.py $(BUILD)/bin testdata \
+	    $$(($(FUZZ_SECONDS) * 20 + 1)) $$(date +%s)
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 	  $(FUZZ_BUILD)/fuzz_$$t $(FUZZ_RUN) -print_final_stats=1 \

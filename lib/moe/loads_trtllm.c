@@ -202,6 +202,8 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 	size_t n, w = 0, i;
 	int r, esz = 8;
 
+	e->msg[0] = '\0';	/* a peek that fails says so; one that does
+				 * not find its type leaves it to us */
 	if ((s = mk_src_open(path, e)) == NULL)
 		return -1;
 	if (mk_src_slurp(s, &p, &n, e) < 0)
@@ -230,8 +232,13 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 			    "\"<iteration>_<layer>\"", name);
 			goto fail;
 		}
-		if (mk_json_peek(&j) != MK_JSON_OBJECT ||
-		    tensor_header(&j, &esz, &w, off) < 0)
+		if (mk_json_peek(&j) != MK_JSON_OBJECT) {
+			if (e->msg[0] == '\0')
+				mk_json_fail(&j, "tensor \"%s\": not an "
+				    "object", name);
+			goto fail;
+		}
+		if (tensor_header(&j, &esz, &w, off) < 0)
 			goto fail;
 		if (t->width == 0)
 			t->width = w;

@@ -260,7 +260,8 @@ mk_src_slurp(struct mk_src *s, const unsigned char **p, size_t *n,
 		want *= 2;
 	if (have < 0)
 		return -1;
-	*p = s->p + s->pos;
+	/* an empty file may have no buffer at all */
+	*p = s->p != NULL ? s->p + s->pos : (const unsigned char *)"";
 	*n = (size_t)have;
 	s->pos += (size_t)have;
 	return 0;

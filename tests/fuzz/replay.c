@@ -20,6 +20,7 @@ int	fuzz_trace_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_npz_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_phy2log_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 int	fuzz_mdec_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int	fuzz_trtllm_LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int nfiles;
 
@@ -49,6 +50,7 @@ replay_file(const char *path)
 	fuzz_npz_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	fuzz_phy2log_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	fuzz_mdec_LLVMFuzzerTestOneInput(buf, (size_t)n);
+	fuzz_trtllm_LLVMFuzzerTestOneInput(buf, (size_t)n);
 	free(buf);
 	nfiles++;
 }
@@ -94,7 +96,7 @@ main(int argc, char *argv[])
 	for (i = 1; i < argc; i++)
 		replay(argv[i]);
 	printf("replay: %d files through fuzz_npy, fuzz_csv, fuzz_loads, "
-	    "fuzz_pt, fuzz_plan, fuzz_trace, fuzz_npz, fuzz_phy2log and "
-	    "fuzz_mdec, no failure\n", nfiles);
+	    "fuzz_pt, fuzz_plan, fuzz_trace, fuzz_npz, fuzz_phy2log, "
+	    "fuzz_mdec and fuzz_trtllm, no failure\n", nfiles);
 	return 0;
 }
