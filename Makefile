@@ -8,6 +8,7 @@
 #   make asan | ubsan                       shorthands for the above
 #   make fuzz     libFuzzer targets (clang), FUZZ_SECONDS each, and
 #                 20 x FUZZ_SECONDS hostile option values
+#   make coverage what make check reaches (gcov), every kernel copy named
 #   make lint     mandoc -Tlint on every man page
 #   make valgrind one good and one bad run per tool under memcheck
 #   make install PREFIX=/usr/local DESTDIR=
@@ -78,7 +79,7 @@ FUZZ_TARGETS = npy csv loads pt plan trace npz phy2log mdec trtllm
 
 .PHONY: all deps deps-fuzz demo check check-unit check-cli check-replay \
 	check-interop check-examples check-isa check-layers asan ubsan fuzz \
-	valgrind \
+	valgrind coverage check-options \
 	lint install uninstall clean
 
 all: $(BINS) $(BUILD)/bin/test-unit $(BUILD)/bin/replay
@@ -219,6 +220,16 @@ check-isa: all
 	  MOEKIT_ISA=$$isa $(BUILD)/bin/test-unit || exit 1; \
 	  MOEKIT_ISA=$$isa MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh || exit 1; \
 	done
+
+# What make check reaches: a --coverage build in build/cov, its tests run,
+# gcov's line counts by folder and every kernel copy called or not.
+coverage:
+	$(MAKE) --no-print-directory BUILD=build/cov OPT="-O1 -g --coverage" \
+		-j$(JOBS) all
+	find build/cov -name '*.gcda' -delete
+	$(MAKE) --no-print-directory BUILD=build/cov OPT="-O1 -g --coverage" \
+		check-unit check-cli check-examples
+	sh tests/coverage.sh build/cov
 
 asan:
 	$(MAKE) check SANITIZE=address

@@ -49,6 +49,28 @@ struct mk_mdec_task;
 	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
 	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))
 
+/*
+ * The kernel copies each dtype file of mdec_kernel.h may make, most
+ * specific first: X(name, G, D), the heads of a group (4: three or four,
+ * computed as four; 3: three, the fourth row's q the first's, where the
+ * ISA does not mix q rows) and the head size known when compiled (0:
+ * any).  A file makes the rows of the head sizes it knows (NO_D128,
+ * NO_D64 there), the walk takes the first row that fits a group, and
+ * tests/unit/test_mdec.c runs a shape of every row in every dtype: a copy
+ * is a line here, and none is left untested.
+ */
+#define MK_MDEC_VARIANTS(X)						\
+	X(heads3_128, 3, 128)						\
+	X(heads4_128, 4, 128)						\
+	X(heads2_128, 2, 128)						\
+	X(heads1_128, 1, 128)						\
+	X(heads4_64, 4, 64)						\
+	X(heads2_64, 2, 64)						\
+	X(heads1_64, 1, 64)						\
+	X(heads4, 4, 0)							\
+	X(heads2, 2, 0)							\
+	X(heads1, 1, 0)
+
 struct mk_mdec_kern {
 	const char	*name;
 	MK_MDEC_KERNELS(MK_KERN_MEMBER)

@@ -1075,61 +1075,73 @@ MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)		\
  * group size are functions of their own, not inlined into the walk: the
  * compiler's dataflow passes grow faster than the function they see.
  */
-#define HEADS(name, GBv, GP, Dc)						\
+#define HEADS(name, G, Dc)						\
 static __attribute__((noinline)) void					\
 name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
     const char *const *kr, const char *const *vr, int nb,		\
     const char *const *pf, const char *const *ff, size_t rb, int own)	\
 {									\
-	(void)GB;							\
-	heads_block(t, w, g0, GBv, GP, kr, vr, nb, KDT, pf, ff, rb, own,	\
-	    Dc);							\
+	heads_block(t, w, g0, (G) == 4 ? GB : (G), (G) >= 3 ? 4 : (G), kr,	\
+	    vr, nb, KDT, pf, ff, rb, own, Dc);				\
 }
 /*
- * Any head size, and 128, the common one, known when compiled: its loops
- * without bounds to test and its prefetch queue folded away (with 128 a
- * run-time value, 8-12 % slower in cache on the Xeon, RESULTS.md), and
- * 64 (gpt-oss's; with 64 a run-time value, a head alone 1.5x slower in
- * cache on the Xeon's AVX-512, 4-12 % on AVX2).  bf16
- * rows of 128 are read by pairs, never by mdec_bf16w_<isa>.c, which
- * defines NO_D128.  The FP8 files define NO_D64: FP8 caches are of
- * 128 (vLLM's) or MLA's 576, and each copy costs the build seconds.
- * A group of three heads of 128 (Llama-3.2-3B's) has a copy of its own
- * where the fourth row's q is the first's (GQ), on AVX2 only: AVX-512
- * mixes the four rows (MIXQ) and runs three within noise of four.
+ * The copies of MK_MDEC_VARIANTS (mdec.h): any head size, and 128, the
+ * common one, known when compiled: its loops without bounds to test and
+ * its prefetch queue folded away (with 128 a run-time value, 8-12 % slower
+ * in cache on the Xeon), and 64 (gpt-oss's; a run-time 64 ran a head
+ * alone 1.5x slower in cache on the Xeon's AVX-512).  bf16 rows of 128 are
+ * read by pairs, never by mdec_bf16w_<isa>.c, which defines NO_D128.  The
+ * FP8 files define NO_D64 (FP8 caches are of 128, vLLM's, or MLA's 576)
+ * and AVX2's NO_D128 (no faster with 128 known).  The copy for three heads
+ * of 128 (Llama-3.2-3B's) is AVX2's: AVX-512 mixes the four rows (MIXQ)
+ * and runs three within noise of four.  RESULTS.md has the figures.
  */
-HEADS(heads4, GB, 4, 0)
-HEADS(heads2, 2, 2, 0)
-HEADS(heads1, 1, 1, 0)
+MK_MDEC_VARIANTS(HEADS)
+
 #ifndef NO_D128
 #define D128	1
-HEADS(heads4_128, GB, 4, 128)
-#if !MIXQ
-HEADS(heads3_128, 3, 4, 128)
-#else
-#define heads3_128	heads4_128
-#endif
-HEADS(heads2_128, 2, 2, 128)
-HEADS(heads1_128, 1, 1, 128)
-#ifndef NO_D64
-HEADS(heads4_64, GB, 4, 64)
-HEADS(heads2_64, 2, 2, 64)
-HEADS(heads1_64, 1, 1, 64)
-#else
-#define heads4_64	heads4
-#define heads2_64	heads2
-#define heads1_64	heads1
-#endif
 #else
 #define D128	0
-#define heads4_128	heads4
-#define heads3_128	heads4
-#define heads2_128	heads2
-#define heads1_128	heads1
-#define heads4_64	heads4
-#define heads2_64	heads2
-#define heads1_64	heads1
 #endif
+#if D128 && !defined(NO_D64)
+#define D64	1
+#else
+#define D64	0
+#endif
+
+/* Whether this file makes the copy for G heads of size D. */
+#define MADE(G, D)	((D) == 0 || ((D) == 128 && D128 && ((G) != 3 ||	\
+			    !MIXQ)) || ((D) == 64 && D64))
+
+typedef void heads_fn(const struct mk_mdec_task *, struct scratch *, int,
+    int, const char *const *, const char *const *, int,
+    const char *const *, const char *const *, size_t, int);
+
+/* The copies this file makes, in MK_MDEC_VARIANTS' order (the others are
+ * never referenced, so never compiled into code). */
+static const struct copy {
+	int		 G, D;
+	heads_fn	*f;
+} copies[] = {
+#define COPY(name, G, D)	{ G, D, MADE(G, D) ? name : NULL },
+	MK_MDEC_VARIANTS(COPY)
+#undef COPY
+};
+
+/* The first copy that fits GB heads of size D (0: any). */
+INL heads_fn *
+copy_for(int D, int GB)
+{
+	size_t i;
+
+#pragma GCC unroll 16
+	for (i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
+		if (copies[i].f != NULL && (copies[i].D == D ||
+		    copies[i].D == 0) && (copies[i].G == GB ||
+		    (copies[i].G == 4 && GB == 3)))
+			return copies[i].f;
+	return heads1;		/* not reached: heads1 fits any */
+}
 
 /*
  * Widened once from more than WIDE_G heads a kv head: FP8's widening costs
@@ -1146,11 +1158,7 @@ HEADS(heads1_64, 1, 1, 64)
  * (widen_rows); rows of these keep their copies (f16 G 8 D 128 as f32 rows
  * ran 1.08-1.15x slower in cache on AVX2, RESULTS.md).
  */
-#ifdef NO_D64
-#define SIZED(D)	(D128 && (D) == 128)
-#else
-#define SIZED(D)	(D128 && ((D) == 128 || (D) == 64))
-#endif
+#define SIZED(D)	((D128 && (D) == 128) || (D64 && (D) == 64))
 
 /*
  * The block's heads, GBMAX at a time, each group a call of its size (and
@@ -1168,26 +1176,8 @@ groups(const struct mk_mdec_task *t, struct scratch *w, const char *const *kr,
 
 	for (g0 = 0; g0 < t->G; g0 += GB, p = NULL, fp = NULL) {
 		GB = t->G - g0 < GBMAX ? t->G - g0 : GBMAX;
-		if (D == 128 && GB == 3)
-			heads3_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 128 && GB >= 3)
-			heads4_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 64 && GB >= 3)
-			heads4_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 64 && GB == 2)
-			heads2_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 64)
-			heads1_64(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 128 && GB == 2)
-			heads2_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (D == 128)
-			heads1_128(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (GB >= 3)
-			heads4(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else if (GB == 2)
-			heads2(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
-		else
-			heads1(t, w, g0, GB, kr, vr, nb, p, fp, rb, g0 == 0);
+		copy_for(D, GB)(t, w, g0, GB, kr, vr, nb, p, fp, rb,
+		    g0 == 0);
 	}
 }
 

@@ -228,8 +228,11 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 			continue;
 		}
 		if (parse_key(name, &iter, &layer) < 0) {
+			char ex[100];	/* a name may hold anything */
+
 			mk_json_fail(&j, "tensor \"%s\": expected "
-			    "\"<iteration>_<layer>\"", name);
+			    "\"<iteration>_<layer>\"", mk_excerpt(ex,
+			    sizeof(ex), name, strlen(name), 60));
 			goto fail;
 		}
 		if (mk_json_peek(&j) != MK_JSON_OBJECT) {

@@ -355,6 +355,52 @@ test_paths(void)
 }
 
 /*
+ * Every kernel copy (MK_MDEC_VARIANTS: G heads of size D, 0 any) in every
+ * dtype: a shape of two kv heads of G query heads each, and for "any" a
+ * head size of whole vector pairs (96) and one with a tail (40, bf16's
+ * other file), against float64 and generic.
+ */
+static void
+test_variants(void)
+{
+	static const struct { int G, D; const char *name; } rows[] = {
+#define ROW(name, G, D)	{ G, D, #name },
+		MK_MDEC_VARIANTS(ROW)
+#undef ROW
+	};
+	struct mk_mdec_kern tab[MK_NISA];
+	struct shape sh = { 2, 0, 2, 0, 260, 263, 0.4, 1, NULL };
+	struct prob x;
+	struct mk_err e;
+	float *glse, *gout;
+	char what[64];
+	size_t bh;
+	int r, t, k;
+
+	tables(tab);
+	for (r = 0; r < (int)(sizeof(rows) / sizeof(rows[0])); r++)
+		for (k = 0; k < (rows[r].D ? 1 : 2); k++)
+			for (t = 0; t < NKVT; t++) {
+				sh.QH = rows[r].G * sh.KH;
+				sh.D = rows[r].D ? rows[r].D : k ? 40 : 96;
+				snprintf(what, sizeof(what), "%s (G %d D %d)",
+				    rows[r].name, rows[r].G, sh.D);
+				sh.what = what;
+				make(&x, &sh, kvts[t], 7000u + (unsigned)r * 11u +
+				    (unsigned)k * 5u + (unsigned)t);
+				bh = (size_t)x.p.B * (size_t)x.p.QH;
+				glse = malloc(bh * 4);
+				gout = malloc(bh * (size_t)x.p.D * 4);
+				CU_ASSERT_EQUAL_FATAL(mk_mdec_run(&x.p, &tab[0],
+				    2, glse, gout, &e), 0);
+				check_all(&x, &x.p, tab, what, gout);
+				drop(&x);
+				free(glse);
+				free(gout);
+			}
+}
+
+/*
  * A query head with NaN (or an infinity) in it: that head's out and lse
  * are NaN, even where the mask leaves no position (the scores are NaN
  * before the mask is looked at); the other heads are untouched.  The
@@ -907,6 +953,8 @@ suite_mdec(void)
 	CU_add_test(s, "every path, dtype, layout, thread count vs float64",
 	    test_paths);
 	CU_add_test(s, "bmhd and paged layouts vs float64", test_layouts);
+	CU_add_test(s, "every kernel copy (MK_MDEC_VARIANTS) in every dtype",
+	    test_variants);
 	CU_add_test(s, "a query with NaN or inf gives NaN", test_nan_query);
 	CU_add_test(s, "an FP8 NaN in K or V gives NaN", test_fp8_nan);
 	CU_add_test(s, "MLA's narrower V (dv)", test_dv);
