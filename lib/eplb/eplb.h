@@ -164,6 +164,20 @@ void	mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
 	    const int64_t *phy2log, struct mk_eplb_moves *m);
 
 /*
+ * What a whole plan is made from: the configuration, loads w[S][L][E] (S
+ * scenarios of L layers), the previous plan prev [L, R] (NULL: none) and
+ * the log2phy width (width_max 0: R-E+1, room for any count; 1: the
+ * largest count, DeepSeek's).
+ */
+struct mk_eplb_problem {
+	const struct mk_eplb_cfg *c;
+	const double	*w;
+	int		 S, L;
+	const int64_t	*prev;
+	int		 width_max;
+};
+
+/*
  * --max-moves: plan ([L] layers, relabelled towards prev [L, R]) becomes
  * the plan between prev and it that changes at most M (layer, slot)
  * pairs in all, with the least summed layer objective (as
@@ -176,8 +190,7 @@ void	mk_eplb_migration(const struct mk_eplb_cfg *c, const int64_t *prev,
  * plans keep every expert a replica, but not always a hierarchical
  * plan's groups on one node.  Returns 0, or -1 with e filled.
  */
-int	mk_eplb_limit_moves(const struct mk_eplb_cfg *c, const double *w, int S,
-	    int L, const int64_t *prev, int64_t M, int width_max,
+int	mk_eplb_limit_moves(const struct mk_eplb_problem *pb, int64_t M,
 	    struct mk_eplb_out *plan, struct mk_err *e);
 
 /*
@@ -205,18 +218,15 @@ void	mk_eplb_scenarios(const double *w, int S, int L, int E, int l,
 	    double *ws);
 
 /*
- * Plan every layer of S scenarios of loads w[S][L][E] with c, layers
+ * Plan every layer of pb's S scenarios with its configuration, layers
  * spread over threads: with one scenario each layer as it is; with more,
  * best plans for them all (mk_eplb_best_sc) and the references for their
- * normalised sum.  Then, if prev ([L, R]) is given, relabel each layer
- * towards it.
- * X is the log2phy width: R-E+1 (width_max 0: room for any count) or the largest
- * count (width_max 1, DeepSeek's).  Returns 0 with out filled (free with
- * mk_eplb_out_free), or -1 with e filled.
+ * normalised sum.  Then, if prev is given, relabel each layer towards it.
+ * Returns 0 with out filled (free with mk_eplb_out_free), or -1 with e
+ * filled.
  */
-int	mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int S,
-	    int L, const int64_t *prev, int width_max, struct mk_eplb_out *out,
-	    struct mk_err *e);
+int	mk_eplb_plan_all(const struct mk_eplb_problem *pb,
+	    struct mk_eplb_out *out, struct mk_err *e);
 
 void	mk_eplb_out_free(struct mk_eplb_out *out);
 
@@ -233,11 +243,12 @@ int	mk_eplb_out_from(const struct mk_eplb_cfg *c, const int64_t *phy2log,
  * The plan as a row for every input layer, as SGLang's file lays them
  * out (moe/plan.h), into out (free it): plan row l is input layer layer[l], the
  * layers not planned get the trivial map.  A plan's row then always is
- * the model's layer.  Returns 0, or -1 with e.
+ * the model's layer.  pb gives the configuration and the width.  Returns
+ * 0, or -1 with e.
  */
-int	mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
+int	mk_eplb_out_every_layer(const struct mk_eplb_problem *pb,
 	    const struct mk_eplb_out *plan, const int *layer, int L0,
-	    int width_max, struct mk_eplb_out *out, struct mk_err *e);
+	    struct mk_eplb_out *out, struct mk_err *e);
 
 /*
  * log2phy of layer l: dst[E * X] gets the slot of replica r of expert e at
@@ -292,15 +303,16 @@ struct mk_eplb_stat {
 };
 
 /*
- * Statistics st[S][L] of each layer of a plan in each scenario of loads
- * w[S][L][E] (balancedness = mean/max, 1 for a layer without load; gap =
+ * Statistics st[S][L] of each layer of a plan in each scenario of pb's
+ * loads (balancedness = mean/max, 1 for a layer without load; gap =
  * max/lower bound), beside a baseline: no EPLB at all (noeplb), else what
  * the other policy (global for hierarchical plans and back) gives with
- * the same algorithm.  prev may be NULL.  Returns 0 or -1 with e filled.
+ * the same algorithm; the migration from pb's prev, if any.  Returns 0 or
+ * -1 with e filled.
  */
-int	mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w, int S,
-	    int L, const struct mk_eplb_out *plan, const int64_t *prev,
-	    int noeplb, struct mk_eplb_stat *st, struct mk_err *e);
+int	mk_eplb_stats(const struct mk_eplb_problem *pb,
+	    const struct mk_eplb_out *plan, int noeplb, struct mk_eplb_stat *st,
+	    struct mk_err *e);
 
 /* The table of mk_eplb_stats_write. */
 struct mk_eplb_table {
@@ -328,31 +340,27 @@ struct mk_eplb_table {
 void	mk_eplb_stats_write(FILE *fp, const struct mk_eplb_table *t);
 
 /*
- * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan (rows
- * labelled layer[]) on loads w[S][L][E] to fp, with a scenario column
- * when S > 1 or noeplb (and bytes_moved, with prev, when expert_bytes >
- * 0; and inter_node_share, when traffic [L][2] is given).  The row
- * column is layer[l], or l when row_is_index (a plan of the planned
- * layers alone).  Returns 0, or -1 with e filled.
+ * mk_eplb_stats and mk_eplb_stats_write in one: the table of plan on pb's
+ * loads to fp, as want asks (its layer, noeplb, expert_bytes, traffic and
+ * row_is_index; the rest is filled in): a scenario column when S > 1 or
+ * noeplb, bytes_moved with prev when expert_bytes > 0, inter_node_share
+ * when traffic [L][2] is given.  Returns 0, or -1 with e filled.
  */
-int	mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
-	    int S, int L, const int *layer, const struct mk_eplb_out *plan,
-	    const int64_t *prev, int noeplb, double expert_bytes,
-	    const int64_t *traffic, int row_is_index, struct mk_err *e);
+int	mk_eplb_report(FILE *fp, const struct mk_eplb_problem *pb,
+	    const struct mk_eplb_out *plan, const struct mk_eplb_table *want,
+	    struct mk_err *e);
 
 /* Every GPU's load in every scenario: out[S][L][G]. */
 void	mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S,
 	    int L, const struct mk_eplb_out *plan, double *out);
 
 /*
- * --min-gain: compare plan with the previous one (prev [L, R]) on the
- * total objective (*before: prev's, *after: plan's).  Unless plan lowers
- * it by at least the fraction min_gain, plan becomes prev's (counts and
- * ranks from its slots).  Returns 1 if prev was kept, 0 if not, -1 with
- * e filled.
+ * --min-gain: compare plan with pb's previous one on the total objective
+ * (*before: prev's, *after: plan's).  Unless plan lowers it by at least
+ * the fraction min_gain, plan becomes prev's (counts and ranks from its
+ * slots).  Returns 1 if prev was kept, 0 if not, -1 with e filled.
  */
-int	mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S,
-	    int L, const int64_t *prev, int width_max, double min_gain,
+int	mk_eplb_keep_prev(const struct mk_eplb_problem *pb, double min_gain,
 	    struct mk_eplb_out *plan, double *before, double *after,
 	    struct mk_err *e);
 

@@ -241,10 +241,11 @@ plan_done(struct engine *g, struct mk_replay_res *res)
 static int
 plan_all(struct engine *g, struct mk_err *e)
 {
+	const struct mk_eplb_problem pb = { .c = &g->s->rc->c, .w = g->load,
+	    .S = 1, .L = g->L, .width_max = 1 };
 	struct mk_eplb_out out;
 
-	if (mk_eplb_plan_all(&g->s->rc->c, g->load, 1, g->L, NULL, 1, &out,
-	    e) < 0)
+	if (mk_eplb_plan_all(&pb, &out, e) < 0)
 		return -1;
 	memcpy(g->plan, out.phy2log, sizeof(int64_t) * (size_t)g->L *
 	    (size_t)g->R);

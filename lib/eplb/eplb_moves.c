@@ -276,10 +276,13 @@ allocate(const struct walk *k, int L, int64_t B, int *choice)
 }
 
 int
-mk_eplb_limit_moves(const struct mk_eplb_cfg *c, const double *w, int S,
-    int L, const int64_t *prev, int64_t M, int width_max,
+mk_eplb_limit_moves(const struct mk_eplb_problem *pb, int64_t M,
     struct mk_eplb_out *plan, struct mk_err *e)
 {
+	const struct mk_eplb_cfg *c = pb->c;
+	const double *w = pb->w;
+	const int S = pb->S, L = pb->L, width_max = pb->width_max;
+	const int64_t *prev = pb->prev;
 	const size_t R = (size_t)c->R;
 	struct walk *k = calloc((size_t)L, sizeof(*k));
 	int *choice = malloc(sizeof(int) * (size_t)L), l, j, i, bad = 0;

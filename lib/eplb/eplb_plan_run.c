@@ -204,8 +204,9 @@ keep_prev(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 	double a, b;
 	int kept;
 
-	if ((kept = mk_eplb_keep_prev(&o->cfg, ld->w, ld->S, ld->L, prev,
-	    o->width_max, o->min_gain, plan, &a, &b, &e)) < 0)
+	if ((kept = mk_eplb_keep_prev(&(struct mk_eplb_problem){ .c =
+	    &o->cfg, .w = ld->w, .S = ld->S, .L = ld->L, .prev = prev,
+	    .width_max = o->width_max }, o->min_gain, plan, &a, &b, &e)) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: --min-gain %g: the new plan lowers the "
@@ -220,22 +221,23 @@ make_plan(struct mk_eplb_plan_job *o, const struct mk_loads *ld, struct mk_eplb_
     int64_t **prev)
 {
 	struct mk_phy2log pl = { 0 };
+	struct mk_eplb_problem pb;
 	struct mk_err e;
 	double t0;
 
 	configure(o, ld);
 	if (o->prev != NULL)
 		*prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
+	pb = (struct mk_eplb_problem){ .c = &o->cfg, .w = ld->w, .S = ld->S,
+	    .L = ld->L, .prev = *prev, .width_max = o->width_max };
 	t0 = mk_seconds();
-	if (mk_eplb_plan_all(&o->cfg, ld->w, ld->S, ld->L, *prev,
-	    o->width_max, plan, &e) < 0)
+	if (mk_eplb_plan_all(&pb, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
-	if (*prev != NULL && o->max_moves >= 0 && mk_eplb_limit_moves(&o->cfg,
-	    ld->w, ld->S, ld->L, *prev, o->max_moves, o->width_max, plan, &e) <
-	    0)
+	if (*prev != NULL && o->max_moves >= 0 && mk_eplb_limit_moves(&pb,
+	    o->max_moves, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	if (*prev != NULL && o->min_gain >= 0)
 		keep_prev(o, ld, *prev, plan);
@@ -256,8 +258,8 @@ other_plan(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 	    mk_eplb_config(&oc, oc.hier ? MK_EPLB_GLOBAL : MK_EPLB_HIER, &e) <
 	    0)
 		return 0;
-	if (mk_eplb_plan_all(&oc, ld->w, ld->S, ld->L, NULL, o->width_max,
-	    out, &e) < 0)
+	if (mk_eplb_plan_all(&(struct mk_eplb_problem){ .c = &oc, .w = ld->w,
+	    .S = ld->S, .L = ld->L, .width_max = o->width_max }, out, &e) < 0)
 		mk_fail(NULL, &e);
 	return 1;
 }
@@ -377,6 +379,8 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
     const struct mk_eplb_out *plan, const int64_t *prev)
 {
 	static const char *const evals[] = { "gpu_load" };
+	const struct mk_eplb_problem pb = { .c = &o->cfg, .w = ld->w, .S =
+	    ld->S, .L = ld->L, .prev = prev, .width_max = o->width_max };
 	struct mk_eplb_out all;
 	struct mk_out *w, *rep, *pic;
 	struct mk_err e;
@@ -401,17 +405,18 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	    sizeof(int64_t) * (size_t)o->cfg.E * (size_t)plan->X)) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	/* a row for every input layer: a plan's row is the model's layer */
-	if (buf != NULL && ld->L < ld->L0 && mk_eplb_out_every_layer(&o->cfg,
-	    plan, ld->layer, ld->L0, o->width_max, &all, &e) < 0)
+	if (buf != NULL && ld->L < ld->L0 && mk_eplb_out_every_layer(&pb,
+	    plan, ld->layer, ld->L0, &all, &e) < 0)
 		mk_fail(NULL, &e);
 	for (i = 0; i < n && buf != NULL; i++)
 		put(w, order[i], &o->cfg, ld->L < ld->L0 ? &all : plan, buf);
 	if (buf != NULL && ld->L < ld->L0)
 		mk_eplb_out_free(&all);
 	if ((o->eval || o->stats) && mk_eplb_report(o->eval && n == 0 ? w->fp :
-	    rep ? rep->fp : stderr, &o->cfg, ld->w, ld->S, ld->L, ld->layer,
-	    plan, prev, o->eval != NULL, o->expert_bytes, traffic,
-	    o->eval_by_index, &e) < 0)
+	    rep ? rep->fp : stderr, &pb, plan, &(struct mk_eplb_table){
+	    .layer = ld->layer, .noeplb = o->eval != NULL, .expert_bytes =
+	    o->expert_bytes, .traffic = traffic, .row_is_index =
+	    o->eval_by_index }, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
 		plot(o, ld, pic->fp, plan, prev);

@@ -141,15 +141,17 @@ replan(struct replay_state *s, int t, struct mk_replay_res *res, int64_t *moved,
 	int64_t mv = 0, copies = 0, inter = 0;
 	double before, after;
 	int K = windows(s, t), l, kept = 0;
+	const struct mk_eplb_problem pb = { .c = &rc->c, .w = s->ww, .S = K,
+	    .L = L, .prev = s->p2l, .width_max = 1 };
 
 	*moved = 0;
-	if (mk_eplb_plan_all(&rc->c, s->ww, K, L, s->p2l, 1, &out, e) < 0)
+	if (mk_eplb_plan_all(&pb, &out, e) < 0)
 		return -1;
-	if (rc->max_moves >= 0 && mk_eplb_limit_moves(&rc->c, s->ww, K, L,
-	    s->p2l, rc->max_moves, 1, &out, e) < 0)
+	if (rc->max_moves >= 0 && mk_eplb_limit_moves(&pb, rc->max_moves, &out,
+	    e) < 0)
 		goto fail;
-	if (rc->min_gain >= 0 && (kept = mk_eplb_keep_prev(&rc->c, s->ww, K,
-	    L, s->p2l, 1, rc->min_gain, &out, &before, &after, e)) < 0)
+	if (rc->min_gain >= 0 && (kept = mk_eplb_keep_prev(&pb, rc->min_gain,
+	    &out, &before, &after, e)) < 0)
 		goto fail;
 	for (l = 0; l < L && !kept; l++) {
 		mk_eplb_migration(&rc->c, s->p2l + (size_t)l * R, out.phy2log +

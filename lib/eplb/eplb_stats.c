@@ -101,10 +101,13 @@ baseline(const struct mk_eplb_cfg *c, const struct mk_eplb_cfg *oc,
 }
 
 int
-mk_eplb_stats(const struct mk_eplb_cfg *c, const double *w, int S, int L,
-    const struct mk_eplb_out *plan, const int64_t *prev, int noeplb,
-    struct mk_eplb_stat *st, struct mk_err *e)
+mk_eplb_stats(const struct mk_eplb_problem *pb, const struct mk_eplb_out *plan,
+    int noeplb, struct mk_eplb_stat *st, struct mk_err *e)
 {
+	const struct mk_eplb_cfg *c = pb->c;
+	const double *w = pb->w;
+	const int S = pb->S, L = pb->L;
+	const int64_t *prev = pb->prev;
 	struct mk_eplb_cfg oc = *c;
 	struct mk_err ignore;
 	int l, bad = 0, other;
@@ -238,18 +241,21 @@ mk_eplb_gpu_loads(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 }
 
 int
-mk_eplb_report(FILE *fp, const struct mk_eplb_cfg *c, const double *w,
-    int S, int L, const int *layer, const struct mk_eplb_out *plan,
-    const int64_t *prev, int noeplb, double expert_bytes,
-    const int64_t *traffic, int row_is_index, struct mk_err *e)
+mk_eplb_report(FILE *fp, const struct mk_eplb_problem *pb,
+    const struct mk_eplb_out *plan, const struct mk_eplb_table *want,
+    struct mk_err *e)
 {
-	struct mk_eplb_table t = { c, S, L, layer, NULL, S > 1 || noeplb,
-	    noeplb, prev != NULL, expert_bytes, traffic, row_is_index };
+	struct mk_eplb_table t = *want;
 	struct mk_eplb_stat *st;
 
-	if ((st = calloc((size_t)S * (size_t)L, sizeof(*st))) == NULL)
+	t.c = pb->c;
+	t.S = pb->S;
+	t.L = pb->L;
+	t.scenario_col = pb->S > 1 || want->noeplb;
+	t.prev = pb->prev != NULL;
+	if ((st = calloc((size_t)pb->S * (size_t)pb->L, sizeof(*st))) == NULL)
 		return mk_err_data(e, "out of memory for statistics");
-	if (mk_eplb_stats(c, w, S, L, plan, prev, noeplb, st, e) < 0) {
+	if (mk_eplb_stats(pb, plan, want->noeplb, st, e) < 0) {
 		free(st);
 		return -1;
 	}

@@ -154,10 +154,11 @@ mk_eplb_out_from(const struct mk_eplb_cfg *c, const int64_t *phy2log, int L,
 }
 
 int
-mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int S, int L,
-    const int64_t *prev, int width_max, struct mk_eplb_out *o,
+mk_eplb_plan_all(const struct mk_eplb_problem *pb, struct mk_eplb_out *o,
     struct mk_err *e)
 {
+	const struct mk_eplb_cfg *c = pb->c;
+	const int L = pb->L;
 	size_t R = (size_t)c->R, E = (size_t)c->E;
 
 	memset(o, 0, sizeof(*o));
@@ -166,11 +167,11 @@ mk_eplb_plan_all(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 	o->rank = mk_mem_alloc(sizeof(int64_t) * (size_t)L * R);
 	o->cnt = mk_mem_alloc(sizeof(int64_t) * (size_t)L * E);
 	if (o->phy2log == NULL || o->rank == NULL || o->cnt == NULL ||
-	    plan_layers(c, w, S, L, prev, o) < 0) {
+	    plan_layers(c, pb->w, pb->S, L, pb->prev, o) < 0) {
 		mk_eplb_out_free(o);
 		return mk_err_data(e, "out of memory planning %d layers", L);
 	}
-	o->X = width(c, o, width_max);
+	o->X = width(c, o, pb->width_max);
 	return 0;
 }
 
@@ -244,13 +245,15 @@ mk_eplb_total_objective(const struct mk_eplb_cfg *c, const double *w, int S,
 }
 
 int
-mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S, int L,
-    const int64_t *prev, int width_max, double min_gain,
+mk_eplb_keep_prev(const struct mk_eplb_problem *pb, double min_gain,
     struct mk_eplb_out *plan, double *before, double *after, struct mk_err *e)
 {
+	const struct mk_eplb_cfg *c = pb->c;
+	const double *w = pb->w;
+	const int S = pb->S, L = pb->L;
 	struct mk_eplb_out old;
 
-	if (mk_eplb_out_from(c, prev, L, width_max, &old, e) < 0)
+	if (mk_eplb_out_from(c, pb->prev, L, pb->width_max, &old, e) < 0)
 		return -1;
 	*before = mk_eplb_total_objective(c, w, S, L, &old);
 	*after = mk_eplb_total_objective(c, w, S, L, plan);
@@ -269,10 +272,11 @@ mk_eplb_keep_prev(const struct mk_eplb_cfg *c, const double *w, int S, int L,
 }
 
 int
-mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
-    const struct mk_eplb_out *plan, const int *layer, int L0, int width_max,
+mk_eplb_out_every_layer(const struct mk_eplb_problem *pb,
+    const struct mk_eplb_out *plan, const int *layer, int L0,
     struct mk_eplb_out *out, struct mk_err *e)
 {
+	const struct mk_eplb_cfg *c = pb->c;
 	int64_t *p2l;
 	int i, l = 0, p, r;
 
@@ -287,7 +291,7 @@ mk_eplb_out_every_layer(const struct mk_eplb_cfg *c,
 		for (p = 0; p < c->R; p++)
 			dst[p] = row != NULL ? row[p] : p % c->E;
 	}
-	r = mk_eplb_out_from(c, p2l, L0, width_max, out, e);
+	r = mk_eplb_out_from(c, p2l, L0, pb->width_max, out, e);
 	free(p2l);
 	return r;
 }

@@ -130,8 +130,9 @@ run(const uint8_t *data, size_t size, size_t drip)
 		ca.algo = algo;
 		if (algo != c.algo && ld.S > 1)
 			continue;
-		FUZZ_CHECK(mk_eplb_plan_all(&ca, ld.w, ld.S, ld.L, NULL, 0,
-		    &out[algo], &e) == 0);
+		FUZZ_CHECK(mk_eplb_plan_all(&(struct mk_eplb_problem){ .c =
+		    &ca, .w = ld.w, .S = ld.S, .L = ld.L }, &out[algo], &e) ==
+		    0);
 		top[algo] = 0;
 		for (l = 0; l < ld.L; l++) {
 			off = (size_t)l * (size_t)c.R;

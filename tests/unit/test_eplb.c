@@ -53,8 +53,8 @@ test_readme(void)
 	double mean;
 
 	CU_ASSERT_EQUAL(c.hier, 1);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, &readme[0][0], 1, 2, NULL, 1, &o,
-	    &e) == 0);
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&(struct mk_eplb_problem){ .c = &c,
+	    .w = &readme[0][0], .S = 1, .L = 2, .width_max = 1 }, &o, &e) == 0);
 	CU_ASSERT_EQUAL(memcmp(o.phy2log, phy, sizeof(phy)), 0);
 	CU_ASSERT_EQUAL(memcmp(o.cnt, cnt, sizeof(cnt)), 0);
 	CU_ASSERT_EQUAL(o.X, 2);
@@ -359,15 +359,16 @@ test_deterministic(void)
 	struct rng r = { 7 };
 	struct mk_err e;
 	double *w = malloc(sizeof(double) * 256 * 6);
+	const struct mk_eplb_problem pb = { .c = &c, .w = w, .S = 1, .L = 6 };
 	int i;
 
 	for (i = 0; i < 6; i++)
 		random_loads(&r, w + 256 * i, 256);
 	/* one thread, then four (the layers on a team of their own) */
 	mk_threads_set(1);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &a, &e) == 0);
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&pb, &a, &e) == 0);
 	mk_threads_set(4);
-	CU_ASSERT_FATAL(mk_eplb_plan_all(&c, w, 1, 6, NULL, 0, &b, &e) == 0);
+	CU_ASSERT_FATAL(mk_eplb_plan_all(&pb, &b, &e) == 0);
 	mk_threads_set(0);
 	CU_ASSERT_EQUAL(memcmp(a.phy2log, b.phy2log, sizeof(int64_t) * 6 *
 	    288), 0);

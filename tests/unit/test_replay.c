@@ -50,23 +50,23 @@ test_limit_moves(void)
 	const int L = 4, S = 1;
 	double w[4 * 64], w2[4 * 64], last = INFINITY, v;
 	int64_t M, full;
+	struct mk_eplb_problem p1 = { .c = &c, .w = w, .S = S, .L = L }, p2;
 	int l;
 
 	CU_ASSERT_EQUAL_FATAL(mk_eplb_config(&c, MK_EPLB_AUTO, &e), 0);
 	skewed(&r, w, sizeof(w) / sizeof(w[0]));
 	skewed(&r, w2, sizeof(w2) / sizeof(w2[0]));
-	CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&c, w, S, L, NULL, 0, &prev,
-	    &e), 0);
-	CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&c, w2, S, L, prev.phy2log, 0,
-	    &plan, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&p1, &prev, &e), 0);
+	p2 = (struct mk_eplb_problem){ .c = &c, .w = w2, .S = S, .L = L,
+	    .prev = prev.phy2log };
+	CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&p2, &plan, &e), 0);
 	full = changed(&c, prev.phy2log, plan.phy2log, L);
 	CU_ASSERT(full > 20);
 	mk_eplb_out_free(&plan);
 	for (M = 0; M <= full + 10; M += full / 7 + 1) {
-		CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&c, w2, S, L,
-		    prev.phy2log, 0, &plan, &e), 0);
-		CU_ASSERT_EQUAL_FATAL(mk_eplb_limit_moves(&c, w2, S, L,
-		    prev.phy2log, M, 0, &plan, &e), 0);
+		CU_ASSERT_EQUAL_FATAL(mk_eplb_plan_all(&p2, &plan, &e), 0);
+		CU_ASSERT_EQUAL_FATAL(mk_eplb_limit_moves(&p2, M, &plan, &e),
+		    0);
 		CU_ASSERT(changed(&c, prev.phy2log, plan.phy2log, L) <= M);
 		if (M == 0)
 			CU_ASSERT(memcmp(prev.phy2log, plan.phy2log,
