@@ -95,21 +95,26 @@ panel(FILE *fp, const struct mk_a2a_series *ser, const int32_t *v,
 			m = bin_max(v, ser->R, s0, s1, r);
 			mk_svg_level(top > 0 ? (double)m / top : 0, col);
 			if (s1 - s0 == 1)
-				mk_svg_rect(fp, gm->x + r * gm->cw, gm->y0 +
-				    k * gm->ch, gm->cw, gm->ch, col, "step %d, "
-				    "rank %d: %d tokens %s", s0, r, m, what);
+				mk_svg_rect(fp,
+				    (struct mk_svg_box){ .x = gm->x + r * gm->cw,
+				    .y = gm->y0 + k * gm->ch, .w = gm->cw,
+				    .h = gm->ch }, col, "step %d, rank %d: %d "
+				    "tokens %s", s0, r, m, what);
 			else
-				mk_svg_rect(fp, gm->x + r * gm->cw, gm->y0 +
-				    k * gm->ch, gm->cw, gm->ch, col, "steps %d "
-				    "to %d, rank %d: at most %d tokens %s", s0,
-				    s1 - 1, r, m, what);
+				mk_svg_rect(fp,
+				    (struct mk_svg_box){ .x = gm->x + r * gm->cw,
+				    .y = gm->y0 + k * gm->ch, .w = gm->cw,
+				    .h = gm->ch }, col, "steps %d to %d, rank "
+				    "%d: at most %d tokens %s", s0, s1 - 1, r,
+				    m, what);
 		}
 	}
-	mk_svg_frame(fp, gm->x, gm->y0, ser->R * gm->cw, gm->rows * gm->ch,
-	    "#666", 0.6);
+	mk_svg_frame(fp, (struct mk_svg_box){ .x = gm->x, .y = gm->y0,
+	    .w = ser->R * gm->cw, .h = gm->rows * gm->ch }, "#666", 0.6);
 	/* the worst: a frame around its cell, a little larger */
-	mk_svg_frame(fp, gm->x + wr * gm->cw - 1.5, gm->y0 + ws / gm->per *
-	    gm->ch - 1.5, gm->cw + 3, gm->ch + 3, "#000", 1.5);
+	mk_svg_frame(fp, (struct mk_svg_box){ .x = gm->x + wr * gm->cw - 1.5,
+	    .y = gm->y0 + ws / gm->per * gm->ch - 1.5, .w = gm->cw + 3,
+	    .h = gm->ch + 3 }, "#000", 1.5);
 	mk_svg_text(fp, gm->x + ser->R * gm->cw / 2, gm->y0 + gm->rows *
 	    gm->ch + 16, "middle", 11, "rank (0 to %d)", ser->R - 1);
 	mk_svg_text(fp, gm->x + ser->R * gm->cw / 2, gm->y0 + gm->rows *
@@ -169,7 +174,9 @@ mk_a2a_plot(FILE *fp, const struct mk_a2a_cfg *c,
 		panel(fp, ser, ser->rdma, &gm, "tokens received over RDMA "
 		    "(internode)", "over RDMA");
 	}
-	mk_svg_scale_bar(fp, 70, gm.y0 + gm.rows * gm.ch + 50, 240, 12, 0, 1,
-	    4, 1, "tokens / the largest count");
+	mk_svg_scale_bar(fp, (struct mk_svg_box){ .x = 70,
+	    .y = gm.y0 + gm.rows * gm.ch + 50, .w = 240, .h = 12 },
+	    &(struct mk_svg_scale){ .lo = 0, .hi = 1, .n = 4, .level = 1,
+	    .caption = "tokens / the largest count" });
 	mk_svg_close(fp);
 }

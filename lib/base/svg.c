@@ -95,49 +95,46 @@ mk_svg_vtext(FILE *fp, double x, double y, int size, const char *s)
 }
 
 void
-mk_svg_rect(FILE *fp, double x, double y, double w, double h,
-    const char *fill, const char *tip, ...)
+mk_svg_rect(FILE *fp, struct mk_svg_box b, const char *fill,
+    const char *tip, ...)
 {
 	va_list ap;
 
 	fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-	    "height=\"%.2f\" fill=\"%s\"", x, y, w, h, fill);
+	    "height=\"%.2f\" fill=\"%s\"", b.x, b.y, b.w, b.h, fill);
 	va_start(ap, tip);
 	vend_tip(fp, "rect", tip, ap);
 	va_end(ap);
 }
 
 void
-mk_svg_circle(FILE *fp, double x, double y, double r, const char *fill,
-    const char *stroke, const char *tip, ...)
+mk_svg_circle(FILE *fp, struct mk_svg_dot d, const char *tip, ...)
 {
 	va_list ap;
 
 	fprintf(fp, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\" fill=\"%s\"",
-	    x, y, r, fill);
-	if (stroke != NULL)
-		fprintf(fp, " stroke=\"%s\" stroke-width=\"1.5\"", stroke);
+	    d.x, d.y, d.r, d.fill);
+	if (d.stroke != NULL)
+		fprintf(fp, " stroke=\"%s\" stroke-width=\"1.5\"", d.stroke);
 	va_start(ap, tip);
 	vend_tip(fp, "circle", tip, ap);
 	va_end(ap);
 }
 
 void
-mk_svg_frame(FILE *fp, double x, double y, double w, double h,
-    const char *stroke, double width)
+mk_svg_frame(FILE *fp, struct mk_svg_box b, const char *stroke, double width)
 {
 	fprintf(fp, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 	    "height=\"%.2f\" fill=\"none\" stroke=\"%s\" "
-	    "stroke-width=\"%.1f\"/>\n", x, y, w, h, stroke, width);
+	    "stroke-width=\"%.1f\"/>\n", b.x, b.y, b.w, b.h, stroke, width);
 }
 
 void
-mk_svg_line(FILE *fp, double x1, double y1, double x2, double y2,
-    const char *stroke, double width)
+mk_svg_line(FILE *fp, struct mk_svg_seg s, const char *stroke, double width)
 {
 	fprintf(fp, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
-	    "stroke=\"%s\" stroke-width=\"%.1f\"/>\n", x1, y1, x2, y2, stroke,
-	    width);
+	    "stroke=\"%s\" stroke-width=\"%.1f\"/>\n", s.x1, s.y1, s.x2, s.y2,
+	    stroke, width);
 }
 
 static int
@@ -181,9 +178,11 @@ mk_svg_level(double t, char *out)
 }
 
 void
-mk_svg_scale_bar(FILE *fp, double x, double y, double w, double h,
-    double lo, double hi, int n, int level, const char *caption)
+mk_svg_scale_bar(FILE *fp, struct mk_svg_box b, const struct mk_svg_scale *s)
 {
+	const double x = b.x, y = b.y, w = b.w, h = b.h, lo = s->lo, hi = s->hi;
+	const int n = s->n, level = s->level;
+	const char *caption = s->caption;
 	char c[8];
 	int i, steps = 64;
 
@@ -192,13 +191,15 @@ mk_svg_scale_bar(FILE *fp, double x, double y, double w, double h,
 			mk_svg_level((i + 0.5) / steps, c);
 		else
 			mk_svg_ratio(lo + (hi - lo) * (i + 0.5) / steps, c);
-		mk_svg_rect(fp, x + w * i / steps, y, w / steps + 0.5, h, c,
-		    NULL);
+		mk_svg_rect(fp, (struct mk_svg_box){ .x = x + w * i / steps,
+		    .y = y, .w = w / steps + 0.5, .h = h }, c, NULL);
 	}
-	mk_svg_frame(fp, x, y, w, h, "#888", 0.5);
+	mk_svg_frame(fp, (struct mk_svg_box){ .x = x, .y = y, .w = w, .h = h },
+	    "#888", 0.5);
 	for (i = 0; i <= n; i++) {
-		mk_svg_line(fp, x + w * i / n, y + h, x + w * i / n, y + h + 3,
-		    "#444", 0.8);
+		mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x + w * i / n,
+		    .y1 = y + h, .x2 = x + w * i / n, .y2 = y + h + 3 }, "#444",
+		    0.8);
 		mk_svg_text(fp, x + w * i / n, y + h + 14, "middle", 10, "%g",
 		    lo + (hi - lo) * i / n);
 	}

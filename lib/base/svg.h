@@ -4,7 +4,8 @@
  * It writes to a stdio stream; write errors are the stream's (ferror).
  *
  *	mk_svg_open(fp, 800, 600, "title");
- *	mk_svg_rect(fp, x, y, w, h, fill, "GPU %d: %g", g, v);
+ *	mk_svg_rect(fp, (struct mk_svg_box){ .x = x, .y = y, .w = w,
+ *	    .h = h }, fill, "GPU %d: %g", g, v);
  *	mk_svg_close(fp);
  */
 #ifndef MK_SVG_H
@@ -32,23 +33,38 @@ int	mk_svg_fit(int w, int size, const char *s);
 /* Vertical text (an axis label), centred at (x, y). */
 void	mk_svg_vtext(FILE *fp, double x, double y, int size, const char *s);
 
-/* A filled rectangle; tip (printf format, may be NULL) shows on hover. */
-void	mk_svg_rect(FILE *fp, double x, double y, double w, double h,
-	    const char *fill, const char *tip, ...) __attribute__((format(
-	    printf, 7, 8)));
+/* A rectangle: its top left corner (x, y), its width and height. */
+struct mk_svg_box {
+	double	 x, y, w, h;
+};
 
-/* A circle (a point of a scatter); stroke may be NULL; tip as above. */
-void	mk_svg_circle(FILE *fp, double x, double y, double r,
-	    const char *fill, const char *stroke, const char *tip, ...)
-	    __attribute__((format(printf, 7, 8)));
+/* A line from (x1, y1) to (x2, y2). */
+struct mk_svg_seg {
+	double	 x1, y1, x2, y2;
+};
+
+/* A circle (a point of a scatter): centre, radius, colours (stroke may
+ * be NULL). */
+struct mk_svg_dot {
+	double		 x, y, r;
+	const char	*fill, *stroke;
+};
+
+/* A filled rectangle; tip (printf format, may be NULL) shows on hover. */
+void	mk_svg_rect(FILE *fp, struct mk_svg_box b, const char *fill,
+	    const char *tip, ...) __attribute__((format(printf, 4, 5)));
+
+/* A circle; tip as above. */
+void	mk_svg_circle(FILE *fp, struct mk_svg_dot d, const char *tip, ...)
+	    __attribute__((format(printf, 3, 4)));
 
 /* An unfilled rectangle (a mark around something). */
-void	mk_svg_frame(FILE *fp, double x, double y, double w, double h,
-	    const char *stroke, double width);
+void	mk_svg_frame(FILE *fp, struct mk_svg_box b, const char *stroke,
+	    double width);
 
 /* A line. */
-void	mk_svg_line(FILE *fp, double x1, double y1, double x2, double y2,
-	    const char *stroke, double width);
+void	mk_svg_line(FILE *fp, struct mk_svg_seg s, const char *stroke,
+	    double width);
 
 /*
  * Colours as "#rrggbb" into out[8].  mk_svg_ratio: a ratio to a mean,
@@ -59,12 +75,17 @@ void	mk_svg_line(FILE *fp, double x1, double y1, double x2, double y2,
 void	mk_svg_ratio(double r, char *out);
 void	mk_svg_level(double t, char *out);
 
-/*
- * A colour bar from lo to hi at (x, y), w x h, labelled below with n + 1
- * ticks and the caption: mk_svg_ratio's scale, or (level) mk_svg_level's
- * with lo and hi at its ends.
- */
-void	mk_svg_scale_bar(FILE *fp, double x, double y, double w, double h,
-	    double lo, double hi, int n, int level, const char *caption);
+/* A colour bar's scale: from lo to hi, n + 1 ticks, a caption;
+ * mk_svg_ratio's colours, or (level) mk_svg_level's with lo and hi at its
+ * ends. */
+struct mk_svg_scale {
+	double		 lo, hi;
+	int		 n, level;
+	const char	*caption;
+};
+
+/* A colour bar in box b, labelled below with its ticks and caption. */
+void	mk_svg_scale_bar(FILE *fp, struct mk_svg_box b,
+	    const struct mk_svg_scale *s);
 
 #endif

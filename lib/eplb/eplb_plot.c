@@ -72,18 +72,23 @@ panel(FILE *fp, const struct mk_eplb_picture *pp, const struct geom *gm, int k,
 			    (size_t)g] / mean : 1;
 
 			mk_svg_ratio(r, col);
-			mk_svg_rect(fp, x + g * gm->cw, gm->y0 + l * gm->ch,
-			    gm->cw, gm->ch, col, "%s: layer %d, GPU %d: load "
-			    "%.6g = %.3f x the layer's mean", name,
-			    pp->layer ? pp->layer[l] : l, g, v[(size_t)l *
-			    (size_t)c->G + (size_t)g], r);
+			mk_svg_rect(fp,
+			    (struct mk_svg_box){ .x = x + g * gm->cw,
+			    .y = gm->y0 + l * gm->ch, .w = gm->cw,
+			    .h = gm->ch }, col, "%s: layer %d, GPU %d: load "
+			    "%.6g = %.3f x the layer's mean",
+			    name, pp->layer ? pp->layer[l] : l, g,
+			    v[(size_t)l * (size_t)c->G + (size_t)g], r);
 		}
 	}
-	mk_svg_frame(fp, x, gm->y0, gm->pw, pp->L * gm->ch, "#666", 0.6);
+	mk_svg_frame(fp, (struct mk_svg_box){ .x = x, .y = gm->y0, .w = gm->pw,
+	    .h = pp->L * gm->ch }, "#666", 0.6);
 	for (g = 0; g < c->G; g += c->G / c->N) {
 		if (g > 0)	/* node boundaries */
-			mk_svg_line(fp, x + g * gm->cw, gm->y0, x + g * gm->cw,
-			    gm->y0 + pp->L * gm->ch, "#333", 1.2);
+			mk_svg_line(fp,
+			    (struct mk_svg_seg){ .x1 = x + g * gm->cw,
+			    .y1 = gm->y0, .x2 = x + g * gm->cw,
+			    .y2 = gm->y0 + pp->L * gm->ch }, "#333", 1.2);
 	}
 	mk_svg_text(fp, x + gm->pw / 2, gm->y0 + pp->L * gm->ch + 16,
 	    "middle", 11, "GPU (0 to %d%s)", c->G - 1, c->N > 1 ?
@@ -104,25 +109,31 @@ bal_panel(FILE *fp, const struct mk_eplb_picture *pp, const struct geom *gm,
 	for (l = 0; l < pp->L; l++) {
 		row_stats(before + (size_t)l * (size_t)c->G, c->G, &mb, &xb);
 		row_stats(after + (size_t)l * (size_t)c->G, c->G, &ma, &xa);
-		mk_svg_rect(fp, x, gm->y0 + l * h, bw * (xb > 0 ? mb / xb : 1),
-		    h * 0.45, "#b0b0b0", "layer %d %s: %.4f",
+		mk_svg_rect(fp, (struct mk_svg_box){ .x = x,
+		    .y = gm->y0 + l * h, .w = bw * (xb > 0 ? mb / xb : 1),
+		    .h = h * 0.45 }, "#b0b0b0", "layer %d %s: %.4f",
 		    pp->layer ? pp->layer[l] : l, pp->before_name,
 		    xb > 0 ? mb / xb : 1);
-		mk_svg_rect(fp, x, gm->y0 + l * h + h * 0.45, bw * (xa > 0 ?
-		    ma / xa : 1), h * 0.45, "#2166ac", "layer %d %s: %.4f",
-		    pp->layer ? pp->layer[l] : l, pp->after_name, xa > 0 ?
-		    ma / xa : 1);
+		mk_svg_rect(fp, (struct mk_svg_box){ .x = x,
+		    .y = gm->y0 + l * h + h * 0.45,
+		    .w = bw * (xa > 0 ? ma / xa : 1), .h = h * 0.45 },
+		    "#2166ac", "layer %d %s: %.4f",
+		    pp->layer ? pp->layer[l] : l, pp->after_name,
+		    xa > 0 ? ma / xa : 1);
 	}
 	for (i = 0; i <= 4; i++) {
-		mk_svg_line(fp, x + bw * i / 4, gm->y0, x + bw * i / 4,
-		    gm->y0 + pp->L * h, "#ddd", 0.5);
+		mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x + bw * i / 4,
+		    .y1 = gm->y0, .x2 = x + bw * i / 4,
+		    .y2 = gm->y0 + pp->L * h }, "#ddd", 0.5);
 		mk_svg_text(fp, x + bw * i / 4, gm->y0 + pp->L * h + 16,
 		    "middle", 10, "%g", i / 4.0);
 	}
-	mk_svg_rect(fp, x, gm->y0 + pp->L * h + 24, 10, 8, "#b0b0b0", NULL);
+	mk_svg_rect(fp, (struct mk_svg_box){ .x = x,
+	    .y = gm->y0 + pp->L * h + 24, .w = 10, .h = 8 }, "#b0b0b0", NULL);
 	mk_svg_text(fp, x + 14, gm->y0 + pp->L * h + 32, "start", 10, "%s",
 	    pp->before_name);
-	mk_svg_rect(fp, x, gm->y0 + pp->L * h + 38, 10, 8, "#2166ac", NULL);
+	mk_svg_rect(fp, (struct mk_svg_box){ .x = x,
+	    .y = gm->y0 + pp->L * h + 38, .w = 10, .h = 8 }, "#2166ac", NULL);
 	mk_svg_text(fp, x + 14, gm->y0 + pp->L * h + 46, "start", 10, "%s",
 	    pp->after_name);
 }
@@ -204,8 +215,10 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	panel(fp, pp, &gm, 1, after, pp->after_name);
 	bal_panel(fp, pp, &gm, before, after, gm.x0 + 2 * (gm.pw + gm.gap),
 	    bw);
-	mk_svg_scale_bar(fp, gm.x0, gm.y0 + pp->L * gm.ch + 40, 240, 12, 0,
-	    2, 4, 0, "load / layer mean (red: above, blue: below)");
+	mk_svg_scale_bar(fp, (struct mk_svg_box){ .x = gm.x0,
+	    .y = gm.y0 + pp->L * gm.ch + 40, .w = 240, .h = 12 },
+	    &(struct mk_svg_scale){ .lo = 0, .hi = 2, .n = 4, .level = 0,
+	    .caption = "load / layer mean (red: above, blue: below)" });
 	mk_svg_close(fp);
 	free(tmp);
 	free(before);

@@ -76,10 +76,12 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 	double v, step;
 	int d;
 
-	mk_svg_frame(fp, p->X, p->Y, p->W, p->H, "#888", 1);
+	mk_svg_frame(fp, (struct mk_svg_box){ .x = p->X, .y = p->Y, .w = p->W,
+	    .h = p->H }, "#888", 1);
 	step = p->y1 - p->y0 > 0.3 ? 0.1 : p->y1 - p->y0 > 0.12 ? 0.05 : 0.02;
 	for (v = ceil(p->y0 / step) * step; v <= p->y1 + 1e-9; v += step) {
-		mk_svg_line(fp, p->X, py(p, v), p->X + p->W, py(p, v), "#eee", 1);
+		mk_svg_line(fp, (struct mk_svg_seg){ .x1 = p->X, .y1 = py(p, v),
+		    .x2 = p->X + p->W, .y2 = py(p, v) }, "#eee", 1);
 		mk_svg_text(fp, p->X - 6, py(p, v) + 4, "end", 11, "%.2f", v);
 	}
 	if (p->logx)	/* 0, then the powers of ten in the range */
@@ -87,7 +89,8 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 			v = d < 0 ? 0 : pow(10, d);
 			if (log10(1 + v) < p->x0 - 1e-9)
 				continue;
-			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
+			mk_svg_line(fp, (struct mk_svg_seg){ .x1 = px(p, v),
+			    .y1 = p->Y, .x2 = px(p, v), .y2 = p->Y + p->H },
 			    "#eee", 1);
 			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
 			    "%g%s", v >= 1e6 ? v / 1e6 : v >= 1e4 ? v / 1e3 : v,
@@ -98,7 +101,8 @@ axes(FILE *fp, const struct panel *p, const char *xlabel)
 		    0.02;
 		for (v = ceil(p->x0 / step - 1e-9) * step; v <= p->x1 + 1e-9;
 		    v += step) {
-			mk_svg_line(fp, px(p, v), p->Y, px(p, v), p->Y + p->H,
+			mk_svg_line(fp, (struct mk_svg_seg){ .x1 = px(p, v),
+			    .y1 = p->Y, .x2 = px(p, v), .y2 = p->Y + p->H },
 			    "#eee", 1);
 			mk_svg_text(fp, px(p, v), p->Y + p->H + 15, "middle", 11,
 			    "%.2f", v);
@@ -208,20 +212,24 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 		if (!front(x, y, n, i))
 			continue;
 		if (last >= 0) {	/* the front as a staircase */
-			mk_svg_line(fp, px(p, x[last]), py(p, y[last]),
-			    px(p, x[i]), py(p, y[last]), "#222", 1.2);
-			mk_svg_line(fp, px(p, x[i]), py(p, y[last]),
-			    px(p, x[i]), py(p, y[i]), "#222", 1.2);
+			mk_svg_line(fp, (struct mk_svg_seg){ .x1 = px(p,
+			    x[last]), .y1 = py(p, y[last]), .x2 = px(p, x[i]),
+			    .y2 = py(p, y[last]) }, "#222", 1.2);
+			mk_svg_line(fp, (struct mk_svg_seg){ .x1 = px(p, x[i]),
+			    .y1 = py(p, y[last]), .x2 = px(p, x[i]), .y2 = py(p,
+			    y[i]) }, "#222", 1.2);
 		}
 		last = i;
 	}
 	for (i = 0; i < n; i++)
-		mk_svg_circle(fp, px(p, x[i]), py(p, y[i]), 5, rc[i].c.hier ?
-		    "#1f77b4" : "#ff7f0e", front(x, y, n, i) ? "#000" : NULL,
+		mk_svg_circle(fp, (struct mk_svg_dot){ .x = px(p, x[i]),
+		    .y = py(p, y[i]), .r = 5,
+		    .fill = rc[i].c.hier ? "#1f77b4" : "#ff7f0e",
+		    .stroke = front(x, y, n, i) ? "#000" : NULL },
 		    "%s: balancedness %.4f, %s %.*f%s",
-		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i],
-		    what, p->logx ? 0 : 4, x[i], front(x, y, n, i) ? " (on the Pareto front)" :
-		    "");
+		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i], what,
+		    p->logx ? 0 : 4, x[i], front(x, y, n,
+		    i) ? " (on the Pareto front)" : "");
 	/* the front's points numbered, and named in a key under the panel
 	 * (key_y: where it starts), so that a picture on paper says which
 	 * they are */

@@ -70,7 +70,8 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 	    "the same bytes in the same rounds");
 	for (k = 0; k <= 5; k++) {
 		y = y0 + ph - ph * k / 5;
-		mk_svg_line(fp, x0, y, x0 + ng * gw, y, "#e0e0e0", 0.6);
+		mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x0, .y1 = y,
+		    .x2 = x0 + ng * gw, .y2 = y }, "#e0e0e0", 0.6);
 		mk_svg_text(fp, x0 - 6, y + 4, "end", 10, "%g", top * k / 5);
 	}
 	mk_svg_vtext(fp, 20, y0 + ph / 2, 12, "GB/s");
@@ -89,25 +90,29 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 				/* a row no round of which was kept: its bar
 				 * pale, framed, said on hover */
 				h = ph * r[i].gbps / top;
-				mk_svg_rect(fp, x + slot * bw, y0 + ph - h,
-				    bw - 2, h, r[i].kept ? isa_colour[k] :
-				    "#ffffff", "%s, %d threads, bsz %d, %s, "
-				    "density %g: %.2f GB/s, probe %.2f GB/s "
-				    "(%.2f of it)%s", mk_isa_name(
-				    (enum mk_isa)k), r[i].threads, r[i].bsz,
-				    mk_mdec_layout_name(r[i].layout),
+				mk_svg_rect(fp,
+				    (struct mk_svg_box){ .x = x + slot * bw,
+				    .y = y0 + ph - h, .w = bw - 2, .h = h },
+				    r[i].kept ? isa_colour[k] : "#ffffff", "%s, "
+				    "%d threads, bsz %d, %s, density %g: %.2f "
+				    "GB/s, probe %.2f GB/s (%.2f of it)%s",
+				    mk_isa_name((enum mk_isa)k), r[i].threads,
+				    r[i].bsz, mk_mdec_layout_name(r[i].layout),
 				    r[i].density, r[i].gbps, r[i].probe_gbps,
-				    r[i].frac, r[i].kept ? "" : "; every "
-				    "round preempted");
+				    r[i].frac, r[i].kept ? "" : "; every round "
+				    "preempted");
 				if (!r[i].kept)
-					mk_svg_frame(fp, x + slot * bw,
-					    y0 + ph - h, bw - 2, h,
-					    isa_colour[k], 1.5);
+					mk_svg_frame(fp,
+					    (struct mk_svg_box){ .x = x + slot * bw,
+					    .y = y0 + ph - h, .w = bw - 2,
+					    .h = h }, isa_colour[k], 1.5);
 				unkept += !r[i].kept;
 				h = ph * r[i].probe_gbps / top;
-				mk_svg_line(fp, x + slot * bw - 1, y0 + ph - h,
-				    x + slot * bw + bw - 1, y0 + ph - h, "#000",
-				    2);
+				mk_svg_line(fp,
+				    (struct mk_svg_seg){ .x1 = x + slot * bw - 1,
+				    .y1 = y0 + ph - h,
+				    .x2 = x + slot * bw + bw - 1,
+				    .y2 = y0 + ph - h }, "#000", 2);
 			}
 			slot++;
 		}
@@ -119,20 +124,22 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 25, "middle", 9,
 		    "%s d%g", mk_mdec_layout_name(g->layout), g->density);
 	}
-	mk_svg_line(fp, x0, y0 + ph, x0 + ng * gw, y0 + ph, "#444", 0.8);
+	mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x0, .y1 = y0 + ph,
+	    .x2 = x0 + ng * gw, .y2 = y0 + ph }, "#444", 0.8);
 	mk_svg_text(fp, x0, y0 + ph + 52, "start", 11, "groups: threads (t), "
 	    "batch size (b), layout, mask density (d), K/V dtype");
 	for (k = 0, i = 0; k < MK_NISA; k++) {
 		if (!nisa[k])
 			continue;
-		mk_svg_rect(fp, x0 + i * 110, y0 + ph + 68, 12, 10,
-		    isa_colour[k], NULL);
+		mk_svg_rect(fp, (struct mk_svg_box){ .x = x0 + i * 110,
+		    .y = y0 + ph + 68, .w = 12, .h = 10 }, isa_colour[k], NULL);
 		mk_svg_text(fp, x0 + i * 110 + 16, y0 + ph + 77, "start", 11,
 		    "%s", mk_isa_name((enum mk_isa)k));
 		i++;
 	}
-	mk_svg_line(fp, x0 + i * 110, y0 + ph + 73, x0 + i * 110 + 14,
-	    y0 + ph + 73, "#000", 2);
+	mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x0 + i * 110,
+	    .y1 = y0 + ph + 73, .x2 = x0 + i * 110 + 14, .y2 = y0 + ph + 73 },
+	    "#000", 2);
 	mk_svg_text(fp, x0 + i * 110 + 18, y0 + ph + 77, "start", 11,
 	    "read probe");
 	if (unkept)
