@@ -458,8 +458,9 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 	mk_out_input(o->eval);
 	mk_out_input(o->routing);
 	t0 = mk_seconds();
-	if (mk_loads_read_all(o->files, o->nfiles, o->window, o->history,
-	    o->skip_zero, &ld, &fmt, &e) < 0)
+	if (mk_loads_read_all(o->files, o->nfiles, &(struct mk_loads_want){
+	    .window = o->window, .history = o->history, .skip = o->skip_zero },
+	    &ld, &fmt, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms\n", mk_progname(),

@@ -385,10 +385,10 @@ mk_eplb_replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 
 int
 mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
-    const struct mk_replay_log *log, int threads,
-    void (*done)(void *ctx, int k, int n), void *ctx,
+    const struct mk_replay_log *log, const struct mk_replay_team *team,
     struct mk_replay_res *res, struct mk_err *e)
 {
+	const int threads = team->threads;
 	int k, bad = n, T = threads < 1 ? 1 : threads > n ? n : threads;
 
 	(void)T;		/* without OpenMP */
@@ -406,9 +406,9 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 				*e = ek;
 			}
 		}
-		if (done != NULL) {
+		if (team->done != NULL) {
 #pragma omp critical
-			done(ctx, k, n);
+			team->done(team->ctx, k, n);
 		}
 	}
 	return bad < n ? -1 : 0;

@@ -118,15 +118,21 @@ int	mk_eplb_replay(const struct mk_replay_cfg *rc,
 	    const struct mk_replay_log *log, struct mk_replay_res *res,
 	    struct mk_replay_steps *st, struct mk_err *e);
 
+/* How a sweep runs: on `threads` threads, done(ctx, k, n) after each
+ * configuration finishes (from the thread that ran it; done may be NULL). */
+struct mk_replay_team {
+	int	 threads;
+	void	(*done)(void *ctx, int k, int n);
+	void	*ctx;
+};
+
 /*
- * n configurations rc[0..n) on `threads` threads, each as
- * mk_eplb_replay, into res[0..n); done(ctx, k, n) after each finishes
- * (from the thread that ran it; may be NULL).  Returns 0, or -1 with the
- * error of the first configuration that failed.
+ * n configurations rc[0..n), each as mk_eplb_replay, into res[0..n), as
+ * team says.  Returns 0, or -1 with the error of the first configuration
+ * that failed.
  */
 int	mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
-	    const struct mk_replay_log *log, int threads,
-	    void (*done)(void *ctx, int k, int n), void *ctx,
+	    const struct mk_replay_log *log, const struct mk_replay_team *team,
 	    struct mk_replay_res *res, struct mk_err *e);
 
 /*

@@ -200,7 +200,8 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	stp = o->steps ? mk_out_open(o->steps, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
 	mk_progress_start(&g.p, "configurations", n, o->c.quiet);
-	if (mk_eplb_replay_sweep(rc, n, &log, mk_threads_max(), tick, &g, res,
+	if (mk_eplb_replay_sweep(rc, n, &log, &(struct mk_replay_team){
+	    .threads = mk_threads_max(), .done = tick, .ctx = &g }, res,
 	    &e) < 0)
 		mk_fail(NULL, &e);
 	mk_progress_end(&g.p);

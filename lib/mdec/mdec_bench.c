@@ -244,9 +244,11 @@ done:
 }
 
 int
-mk_mdec_agree(const struct mk_mdec *p, const float *lse, const float *out,
-    const float *rlse, const float *rout, double tol, struct mk_err *e)
+mk_mdec_agree(const struct mk_mdec *p, struct mk_mdec_res got,
+    struct mk_mdec_res ref, double tol, struct mk_err *e)
 {
+	const float *lse = got.lse, *out = got.out, *rlse = ref.lse,
+	    *rout = ref.out;
 	size_t bh = (size_t)p->B * (size_t)p->QH, i;
 	double big;
 	int d;
@@ -522,8 +524,9 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_mdec_kern *tab,
 			if (mk_mdec_run(&p, &tab[b->isa[j]], threads, u->lse,
 			    u->out, e) < 0)
 				return -1;
-			if (mk_mdec_agree(&p, u->lse, u->out, u->glse, u->gout,
-			    1e-4, &d) < 0)
+			if (mk_mdec_agree(&p, (struct mk_mdec_res){ .lse =
+			    u->lse, .out = u->out }, (struct mk_mdec_res){
+			    .lse = u->glse, .out = u->gout }, 1e-4, &d) < 0)
 				return mk_err_data(e, "--bench: %s disagrees "
 				    "with generic at bsz %d, %s, %s: %s",
 				    mk_isa_name((enum mk_isa)b->isa[j]),

@@ -36,14 +36,18 @@ struct mk_mdec_timing {
 	int	 kept, rounds;	/* rounds not preempted, of all */
 };
 
+/* A run's outputs: lse [B * QH], out [B * QH * D]. */
+struct mk_mdec_res {
+	const float	*lse, *out;
+};
+
 /*
- * Whether lse/out agree with the reference rlse/rout within tol (relative
- * to max(1, |lse|) and to |out| plus the row's largest |out|).  Returns 0,
+ * Whether got agrees with the reference ref within tol (relative to
+ * max(1, |lse|) and to |out| plus the row's largest |out|).  Returns 0,
  * or -1 with e naming the first disagreement.
  */
-int	mk_mdec_agree(const struct mk_mdec *p, const float *lse,
-	    const float *out, const float *rlse, const float *rout, double tol,
-	    struct mk_err *e);
+int	mk_mdec_agree(const struct mk_mdec *p, struct mk_mdec_res got,
+	    struct mk_mdec_res ref, double tol, struct mk_err *e);
 
 #define MK_MDEC_BENCH_LIST	32
 #define MK_MDEC_BENCH_KVT	5	/* K/V dtypes: f16 ... fp8_e5m2 */

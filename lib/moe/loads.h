@@ -74,12 +74,19 @@ int	mk_loads_join(struct mk_loads *dst, struct mk_loads *src,
  */
 int	mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e);
 
+/* What to read of the inputs: mk_loads_read's window and history, and
+ * whether to drop all-zero layers (mk_loads_finish's skip). */
+struct mk_loads_want {
+	int	 window, history, skip;
+};
+
 /*
  * All of it: the inputs paths[0..n) (n 0: stdin) read, joined and
- * finished; *fmt the first input's format.  Returns 0, or -1 with e.
+ * finished as want says; *fmt the first input's format.  Returns 0, or -1
+ * with e.
  */
-int	mk_loads_read_all(const char *const *paths, int n, int window,
-	    int history, int skip, struct mk_loads *l, int *fmt,
+int	mk_loads_read_all(const char *const *paths, int n,
+	    const struct mk_loads_want *want, struct mk_loads *l, int *fmt,
 	    struct mk_err *e);
 
 /*

@@ -48,9 +48,11 @@ mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
 }
 
 int
-mk_loads_read_all(const char *const *paths, int n, int window, int history,
-    int skip, struct mk_loads *l, int *fmt, struct mk_err *e)
+mk_loads_read_all(const char *const *paths, int n,
+    const struct mk_loads_want *want, struct mk_loads *l, int *fmt,
+    struct mk_err *e)
 {
+	const int window = want->window, history = want->history;
 	struct mk_loads one;
 	struct mk_src *s;
 	int i = 0, f, r = -1;
@@ -80,7 +82,7 @@ mk_loads_read_all(const char *const *paths, int n, int window, int history,
 		if (i == 0)
 			*fmt = f;
 	} while (++i < n);
-	r = mk_loads_finish(l, skip, e);
+	r = mk_loads_finish(l, want->skip, e);
 out:
 	if (r < 0)
 		mk_loads_free(l);

@@ -179,10 +179,10 @@ test_replay(void)
 	CU_ASSERT_EQUAL(res[1].rebalances, 0);
 	CU_ASSERT_DOUBLE_EQUAL(res[1].balancedness, trivial(w, T, L, E, 40, 8,
 	    10), 1e-12);
-	CU_ASSERT_EQUAL_FATAL(mk_eplb_replay_sweep(rc, 3, &log, 1, NULL, NULL,
-	    res, &e), 0);
-	CU_ASSERT_EQUAL_FATAL(mk_eplb_replay_sweep(rc, 3, &log, 2, NULL, NULL,
-	    two, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(mk_eplb_replay_sweep(rc, 3, &log,
+	    &(struct mk_replay_team){ .threads = 1 }, res, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(mk_eplb_replay_sweep(rc, 3, &log,
+	    &(struct mk_replay_team){ .threads = 2 }, two, &e), 0);
 	CU_ASSERT_DOUBLE_EQUAL(res[0].balancedness, one.balancedness, 0);
 	for (k = 0; k < 3; k++) {
 		CU_ASSERT_DOUBLE_EQUAL(res[k].balancedness,
