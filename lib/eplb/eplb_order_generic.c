@@ -18,9 +18,9 @@
  * it that are > (so equal keys keep their order).  Two plain loops per
  * key, which vectorise.
  */
-#define RANK_DESC(name, K)						\
+#define RANK_DESC(fn, K)						\
 static void								\
-name(const K *key, int n, int *idx)					\
+fn(const K *key, int n, int *idx)					\
 {									\
 	int i, j, r;							\
 	K k;								\
@@ -44,9 +44,9 @@ RANK_DESC(rank_desc_f, float)
  * of 8 are insertion-sorted first (stable: only strictly larger keys move
  * ahead), then merged pairwise, the left run winning ties.
  */
-#define MERGE_DESC(name, K)						\
+#define MERGE_DESC(fn, K)						\
 static void							\
-name(const K *key, int n, int *idx, int *tmp)				\
+fn(const K *key, int n, int *idx, int *tmp)				\
 {									\
 	int w, lo, mid, hi, i, j, k, v, *a = idx, *b = tmp, *t;	\
 									\

@@ -15,64 +15,6 @@
 #include "eplb/replay_impl.h"
 
 
-const double *
-replay_step(const struct replay_state *s, int t, double *row)
-{
-	const struct mk_replay_log *g = s->log;
-
-	if (g->w != NULL)
-		return g->w + (size_t)t * (size_t)g->L * (size_t)g->E;
-	g->step(g->sctx, t, row);
-	return row;
-}
-
-void
-replay_shares(struct replay_state *s, int l)
-{
-	const int R = s->rc->c.R, E = s->rc->c.E;
-	const int64_t *p = s->p2l + (size_t)l * R;
-	int i;
-
-	memset(s->cnt, 0, sizeof(int64_t) * (size_t)E);
-	for (i = 0; i < R; i++)
-		s->cnt[p[i]]++;
-	for (i = 0; i < R; i++) {
-		s->ex[(size_t)l * R + i] = (int32_t)p[i];
-		s->inv[(size_t)l * R + i] = 1.0 / (double)s->cnt[p[i]];
-	}
-}
-
-void
-replay_score(const struct replay_state *s, const double *row, double *max,
-    double *mean, double *slot)
-{
-	const struct mk_eplb_cfg *c = &s->rc->c;
-	const int L = s->log->L, R = c->R, G = c->G, per = R / G;
-	double m = 0, tot = 0, load, top, v;
-	int l, g, j;
-
-	for (l = 0; l < L; l++) {
-		const double *w = row + (size_t)l * c->E;
-		const int32_t *ex = s->ex + (size_t)l * R;
-		const double *inv = s->inv + (size_t)l * R;
-		double *sl = slot != NULL ? slot + (size_t)l * R : NULL;
-
-		for (top = 0, g = 0; g < G; g++) {
-			for (load = 0, j = g * per; j < g * per + per; j++) {
-				v = w[ex[j]] * inv[j];
-				load += v;
-				if (sl != NULL)
-					sl[j] = v;
-			}
-			tot += load;
-			top = load > top ? load : top;
-		}
-		m += top;
-	}
-	*max = m;
-	*mean = tot / G;
-}
-
 /* d += (or -=, sign < 0) the loads of steps [a, b). */
 static void
 add_steps(struct replay_state *s, double *d, int a, int b, int sign)

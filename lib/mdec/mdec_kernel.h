@@ -1075,9 +1075,9 @@ MK_MDEC_NAME(arith)(const struct mk_mdec_task *t, int dt)		\
  * group size are functions of their own, not inlined into the walk: the
  * compiler's dataflow passes grow faster than the function they see.
  */
-#define HEADS(name, G, Dc)						\
+#define HEADS(fname, G, Dc)						\
 static __attribute__((noinline)) void					\
-name(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
+fname(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
     const char *const *kr, const char *const *vr, int nb,		\
     const char *const *pf, const char *const *ff, size_t rb, int own)	\
 {									\

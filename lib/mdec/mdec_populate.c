@@ -32,7 +32,7 @@ struct spans {
 };
 
 static void
-add(struct spans *sp, size_t lo, size_t hi)
+span_add(struct spans *sp, size_t lo, size_t hi)
 {
 	if (hi <= lo)
 		return;
@@ -85,7 +85,7 @@ paged_spans(const struct mk_mdec *p, size_t nblk, size_t bb,
 	}
 	for (i = 0; i < nblk; i++)
 		if (used[i])
-			add(sp, i * bb, (i + 1) * bb);
+			span_add(sp, i * bb, (i + 1) * bb);
 	free(used);
 	return 0;
 }
@@ -115,7 +115,7 @@ read_spans(const struct mk_mdec *p, size_t nbytes, struct spans *sp)
 	for (b = 0; b < p->B; b++)
 		for (kh = 0; kh < (p->layout == MK_MDEC_BHMD ? p->KH : 1);
 		    kh++)
-			add(sp, mk_mdec_elem(p, b, kh, 0) * esz,
+			span_add(sp, mk_mdec_elem(p, b, kh, 0) * esz,
 			    mk_mdec_elem(p, b, kh, mk_mdec_len(p, b)) * esz);
 	return 0;
 }

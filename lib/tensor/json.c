@@ -471,7 +471,7 @@ path(const struct nd *a, int level, char *buf, size_t size)
 }
 
 static int
-add(struct mk_json *j, struct nd *a, double x)
+nd_add(struct mk_json *j, struct nd *a, double x)
 {
 	double *nv;
 	size_t cap;
@@ -493,7 +493,7 @@ add(struct mk_json *j, struct nd *a, double x)
 
 /* One array at `level` (the cursor on its '['). */
 static int
-walk(struct mk_json *j, struct nd *a, int level)
+nd_walk(struct mk_json *j, struct nd *a, int level)
 {
 	char pb[128];
 	size_t count = 0;
@@ -506,11 +506,11 @@ walk(struct mk_json *j, struct nd *a, int level)
 		if (k == MK_JSON_NUMBER && (a->ndim == 0 ||
 		    a->ndim == level + 1)) {
 			a->ndim = level + 1;
-			if (mk_json_number(j, &x) < 0 || add(j, a, x) < 0)
+			if (mk_json_number(j, &x) < 0 || nd_add(j, a, x) < 0)
 				return -1;
 		} else if (k == MK_JSON_ARRAY && level + 1 < a->maxdims &&
 		    (a->ndim == 0 || a->ndim > level + 1)) {
-			if (walk(j, a, level + 1) < 0)
+			if (nd_walk(j, a, level + 1) < 0)
 				return -1;
 		} else if (k >= 0) {
 			return mk_json_fail(j, "%s%s is not %s", a->what,
@@ -553,7 +553,7 @@ mk_json_numbers(struct mk_json *j, const char *what, int maxdims, size_t max,
 	if (k != MK_JSON_ARRAY)
 		return mk_json_fail(j, "%s: expected an array of numbers, got "
 		    "%s", what, seen(j));
-	if (walk(j, &a, 0) < 0) {
+	if (nd_walk(j, &a, 0) < 0) {
 		free(a.v);
 		return -1;
 	}
