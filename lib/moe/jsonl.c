@@ -104,18 +104,6 @@ by_step_seq_token(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-/* A line of n bytes (not NUL-terminated) of blanks only? */
-static int
-blank(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
-}
-
 static int
 absent(const char *name, const char *field, const char *what,
     struct mk_err *e)
@@ -143,7 +131,7 @@ parse(const char *text, size_t len, const char *name,
 
 		end = nl ? (size_t)(nl - text) : len;
 		line++;
-		if (blank(text + at, end - at))
+		if (mk_json_blank_line(text + at, end - at))
 			continue;
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 1024;

@@ -142,9 +142,13 @@ tensor_header(struct mk_json *j, int *esz, size_t *w, double off[2])
 				return -1;
 			*esz = strcmp(dt, "I64") == 0 ? 8 : strcmp(dt, "I32") ==
 			    0 ? 4 : 0;
-			if (*esz == 0)
+			if (*esz == 0) {
+				char ex[64];	/* a string may hold anything */
+
 				return mk_json_fail(j, "dtype \"%s\": the "
-				    "counts are I64 or I32", dt);
+				    "counts are I64 or I32", mk_excerpt(ex,
+				    sizeof(ex), dt, strlen(dt), 20));
+			}
 			seen |= 1;
 		} else if (strcmp(key, "shape") == 0 ||
 		    strcmp(key, "data_offsets") == 0) {

@@ -113,17 +113,6 @@ line_end(struct mk_json *j)
 	    "(one record a line)");
 }
 
-static int
-blank(const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
-			return 0;
-	return 1;
-}
-
 /*
  * Every record of text through fn: pass 0 learns the shape (and E), pass
  * 1 adds each step's expert loads.  Returns the steps, or -1.
@@ -143,7 +132,7 @@ pass(const char *text, size_t len, const char *name, int p,
 		const char *nl = memchr(text + at, '\n', len - at);
 
 		end = nl ? (size_t)(nl - text) : len;
-		if (blank(text + at, end - at))
+		if (mk_json_blank_line(text + at, end - at))
 			continue;
 		mk_json_init(&j, text, end, name, e);
 		j.p = text + at;

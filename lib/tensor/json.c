@@ -563,3 +563,14 @@ mk_json_numbers(struct mk_json *j, const char *what, int maxdims, size_t max,
 	*v = a.v;
 	return 0;
 }
+
+int
+mk_json_blank_line(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return 0;
+	return 1;
+}

@@ -95,4 +95,8 @@ int	mk_json_fail(struct mk_json *j, const char *fmt, ...)
 int	mk_json_numbers(struct mk_json *j, const char *what, int maxdims,
 	    size_t max, int *ndim, size_t *dims, double **v);
 
+/* Whether a line of n bytes (not NUL-terminated) holds blanks only: JSON
+ * lines' readers skip it. */
+int	mk_json_blank_line(const char *p, size_t n);
+
 #endif

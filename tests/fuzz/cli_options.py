@@ -191,10 +191,14 @@ def main():
                 argv += ["-o", out]
             argv += files
             before = set(os.listdir(work))
-            r = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL,
-                               capture_output=True, timeout=120)
+            try:
+                r = subprocess.run(argv, cwd=work, stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=600)
+            except subprocess.TimeoutExpired:
+                r = None
             after = set(os.listdir(work))
-            bad = check(tool, argv, r, before, after, out)
+            bad = (check(tool, argv, r, before, after, out) if r is not None
+                   else ["no answer in 600 s"])
             counts[tool] = counts.get(tool, 0) + 1
             if bad:
                 broken += 1
