@@ -9,6 +9,9 @@
 #                                        every kernel path
 #   sh tests/bench/device.sh bench ARGS  mdecode --bench ARGS
 #   sh tests/bench/device.sh a2a ARGS    tests/bench/a2a.sh ARGS
+#   sh tests/bench/device.sh coverage    make coverage: what the unit, CLI
+#                                        and example tests reach, every
+#                                        kernel copy of this CPU's levels
 #
 # Results go to $OUT (default: build/device).
 set -u
@@ -56,6 +59,12 @@ bench)
 	build/bin/mdecode --verbose --bench "$@" > "$out/bench.csv" 2> "$out/bench.err"
 	rc=$?
 	cat "$out/bench.err" "$out/bench.csv"
+	exit $rc
+	;;
+coverage)
+	make coverage > "$out/coverage.txt" 2>&1
+	rc=$?
+	grep -v '^cc \|^make\|^ *[A-Z][A-Z]' "$out/coverage.txt" | tail -n 90
 	exit $rc
 	;;
 a2a)

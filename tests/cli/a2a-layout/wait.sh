@@ -6,7 +6,7 @@
 # on (an affinity mask of one).
 spin() {
 	OMP_DISPLAY_ENV=verbose "$@" 2>&1 >/dev/null |
-	    sed -n "s/^ *GOMP_SPINCOUNT = '\(.*\)'/\1/p"
+	    sed -n "s/^ *\(\[[a-z]*\] \)\{0,1\}GOMP_SPINCOUNT = '\(.*\)'/\2/p"
 }
 want=0
 [ "$(nproc)" -ge 8 ] && want=100000
