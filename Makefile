@@ -223,13 +223,12 @@ check-isa: all
 
 # What make check reaches: a --coverage build in build/cov, its tests run,
 # gcov's line counts by folder and every kernel copy called or not.
+COV = BUILD=build/cov OPT="-O1 -g --coverage" LDFLAGS="$(LDFLAGS) --coverage"
 coverage:
-	$(MAKE) --no-print-directory BUILD=build/cov OPT="-O1 -g --coverage" \
-		-j$(JOBS) all
+	$(MAKE) --no-print-directory $(COV) -j$(JOBS) all
 	find build/cov -name '*.gcda' -delete
-	$(MAKE) --no-print-directory BUILD=build/cov OPT="-O1 -g --coverage" \
-		check-unit check-cli check-examples
-	sh tests/coverage.sh build/cov
+	$(MAKE) --no-print-directory $(COV) check-unit check-cli check-examples
+	$(PYTHON) tests/coverage.py build/cov
 
 asan:
 	$(MAKE) check SANITIZE=address
