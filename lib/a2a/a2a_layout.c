@@ -187,9 +187,8 @@ team(const struct mk_a2a_cfg *c)
  * Enough pieces for every thread to take one in a step of fewer ranks
  * than threads (whole channels each, none for large E: each piece has its
  * own histogram).  No more: traces are laid out several steps at once
- * (mk_a2a_layout_steps), and pieces of 32 ranks on 16 threads were 25%
- * slower there than whole ranks (more calls to unmap, more rows shared
- * between threads).
+ * (mk_a2a_layout_steps), and smaller pieces were slower there than whole
+ * ranks (more calls to unmap, more rows shared between threads).
  */
 static int
 pieces_for(const struct mk_a2a_cfg *c)

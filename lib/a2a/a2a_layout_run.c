@@ -197,10 +197,9 @@ enum drain { DRAIN_AFTER, DRAIN_SELF, DRAIN_THREAD };
  * the steps are laid out, by a thread and a CPU of their own on hosts of
  * MK_THREADS_HOST_CPUS CPUs or more for outputs of 4 MiB or more and of
  * 1/256 of the ids or more, else by the thread that pushes them; after the
- * last step when MOEKIT_STACK_DRAIN=0 says so.  On the 16-core host the
- * layout of a 1000-step trace took 3-4% longer on 15 threads than on 16,
- * and its 156 MB of outputs (1/54 of the ids) added 70-100% to it when
- * written after it; on the 2-CPU virtual machine a CPU is half the
+ * last step when MOEKIT_STACK_DRAIN=0 says so.  On the 16-core host a
+ * CPU fewer for the layout cost it little, and outputs written after it
+ * nearly doubled the run; on the 2-CPU virtual machine a CPU is half the
  * layout's.
  */
 static enum drain

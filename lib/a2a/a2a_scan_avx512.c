@@ -18,9 +18,9 @@
  * on the two ports Intel runs 512-bit work on, which were the bottleneck.
  * The histogram is kept in COPIES copies, token t of a batch counting into
  * copy t % COPIES, summed at the end: a hot expert's increments in
- * consecutive tokens then do not wait for each other's stores (in cache
- * on Zen 5, Zipf-1.5 routing ran about 20 % slower than uniform with one
- * copy, as fast with four; RESULTS.md).
+ * consecutive tokens then do not wait for each other's stores (with one
+ * copy, skewed routing ran measurably slower than uniform on Zen 5; with
+ * four, as fast).
  * A batch holding an id out of range (rare) and the tokens left over go
  * one at a time, counted in 16-bit lanes per rank.
  */
@@ -228,7 +228,7 @@ batch8(const struct mk_a2a_scan *s, const struct consts *k, int64_t t,
 	const void *ids = s->ids;
 	/*
 	 * The copies' bases in registers: as a displacement, HS ints would
-	 * double the length of every increment (R 64 ran 8 % slower).
+	 * double the length of every increment (measurably slower).
 	 */
 	int32_t *h0 = s->hist + 1, *h1 = h0 + HS, *h2 = h0 + 2 * HS,
 	    *h3 = h0 + 3 * HS;

@@ -3,12 +3,11 @@
  * every tool.  --threads N fixes the count.  Without it a pass runs on
  * every usable CPU, unless it is too short to pay for waking them.  On a
  * small machine a short pass runs on one thread: on a 2-CPU virtual
- * machine one 8 MB a2a-layout step took 7 ms on one thread and 10 to 18
- * ms on two (waking a second vCPU cost more than the work).  On a host
- * of 8 CPUs or more it takes a thread per slice of work: the same step's
- * layout took 1.10 ms on one thread of a 16-core host and 0.58 on four;
- * the whole process 2.7 ms on 4 threads and 2.1 on 7 (an OpenMP team of
- * 8 starts there in 0.28 ms).  A pass states its work as the
+ * machine one a2a-layout step ran slower on two (waking a second vCPU
+ * cost more than the work).  On a host of 8 CPUs or more it takes a
+ * thread per slice of work, as the same step ran faster there with each
+ * thread added up to a few (an OpenMP team starts there in a fraction
+ * of a millisecond).  A pass states its work as the
  * milliseconds it would take one thread.
  */
 #ifndef MK_THREADS_H

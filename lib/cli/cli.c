@@ -24,13 +24,12 @@
 /*
  * OpenMP threads that wait for work by spinning take the CPU that the
  * next stage of a pipeline, `cat` or other users need: on the 2-CPU EPYC
- * VM beside two busy loops, `cat trace | a2a-layout --report -` (500
- * steps) took 9 to 17 s with libgomp's default wait (300,000 spins),
- * 11-12 s with 100,000, 3.6-4.9 s with 30,000 and 1.5-1.9 s asleep
- * (passive); quiet, passive cost nothing there.  On the 16-CPU Xeon
- * host, quiet, passive made the same trace from a file 1.5x slower (96
- * against 64 ms: a team of 16 woken for every batch), where 100,000
- * spins kept it within 5% and its pipe 6% faster than the default.  So:
+ * VM beside two busy loops, `cat trace | a2a-layout --report -` took
+ * several times longer with libgomp's default wait (300,000 spins) than
+ * asleep (passive), and quiet, passive cost nothing there.  On the 16-CPU
+ * Xeon host, quiet, passive made the same trace from a file much slower
+ * (a team of 16 woken for every batch), where 100,000 spins kept it
+ * within noise of the default.  So:
  * passive on hosts of fewer than 8 usable CPUs, 100,000 spins on
  * larger ones (tests/bench/RESULTS.md, "Shared machines").
  *

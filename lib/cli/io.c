@@ -186,15 +186,15 @@ open_stdout(struct mk_out *o)
 /*
  * Renaming a new file over an old one on ext4 (as every run that replaces
  * its output does) makes ext4 allocate and start writing the new file's
- * delayed blocks inside rename(2): on the 16-core host renaming a new
- * 156 MB file over the last run's took 64-156 ms (removing the old file
- * first 35-55 ms, then renaming 1-7), one whose blocks fallocate(2) had
- * allocated 6-12 ms (the fallocate 1-3 ms; writing it no slower).
+ * delayed blocks inside rename(2), which then takes as long as writing
+ * them; a file whose blocks fallocate(2) had allocated renames at once,
+ * and is written no slower.
  * So an NPY or NPZ file's blocks are allocated as each tensor (or the
  * zip directory) begins, every byte of the file among them (a byte left
  * to delayed allocation would bring the whole file's writing back into
- * the rename: 4.4 MB of NPZ renamed in 6-8 ms here, NPY in 1.2).  Only on ext4, where it
- * was measured: on tmpfs, for one, it would zero the pages twice.
+ * the rename, as an NPZ whose directory was not allocated showed).  Only
+ * on ext4, where it was measured: on tmpfs, for one, it would zero the
+ * pages twice.
  */
 #define EXT4_MAGIC	0xEF53
 
@@ -422,10 +422,10 @@ mk_out_begin(struct mk_out *o, const char *name, enum mk_dtype dtype,
  * NPY data of PAR_MIN bytes or more bound for a file of ours (a temporary
  * file renamed at the commit, so a regular file) is written by several
  * threads, each putting PIECE bytes at a time at their offset with pwrite:
- * on the 16-core host 16 threads wrote a new file's 156 MB in 75 ms where
- * one took 140 (tests/bench/iofloor.c), and a2a-layout's stepped outputs
- * are that large.  On the 2-CPU virtual machine two threads were neither
- * faster nor slower.  The threads are those of a pass of nb / 1e6 ms (a
+ * on the 16-core host that took about half one thread's time
+ * (tests/bench/iofloor.c), and a2a-layout's stepped outputs are that
+ * large.  On the 2-CPU virtual machine two threads were neither faster
+ * nor slower.  The threads are those of a pass of nb / 1e6 ms (a
  * GB/s a thread).
  */
 #define PIECE	((size_t)4 << 20)

@@ -38,8 +38,7 @@ slice_bytes(const struct mk_stack *st)
 /*
  * Slices are held in memory up to this many bytes over all stacks, then
  * spilled to a file: the outputs of a few hundred steps go out in one
- * write, without a round trip through a temporary file (every output of
- * a 300-step trace: 97 ms against 123 on the 16-core host), and memory
+ * write, without a round trip through a temporary file, and memory
  * stays bounded however long the run.  MOEKIT_STACK_MEM=BYTES sets
  * another budget (tests: 0 spills everything).
  */
@@ -217,11 +216,9 @@ mk_stack_push(struct mk_stack *st, const void *slice)
  * smaller) and the thread writes a quarter of them at a time (few large
  * writes, well behind the pushes, which wait only when it falls a whole
  * ring behind); without, a quarter of this, written by the pushing thread
- * whenever they are full.  On the 16-core host the whole run over the
- * 1000-step trace with its 156 MB of outputs took 305 ms against 323
- * with them held whole (214 once cli/io.c allocated the file's blocks
- * ahead), peak memory 171 against 307 MB; a 3000-step trace of 64-token
- * steps (468 MB of outputs) 655 against 1027 ms, 40 against 270 MB.
+ * whenever they are full.  On the 16-core host that was faster than
+ * holding the outputs whole, with a fraction of the memory, and the
+ * more so the longer the trace.
  */
 #define RING_BYTES	((size_t)16 << 20)
 

@@ -489,9 +489,8 @@ chunks_for(int T, int64_t most)
  * Where a position's kv heads are walked side by side, a chunk of a
  * sequence's positions gives each head a piece of that length: the floor
  * counts positions of a sequence, not of all its heads.  (Counted over
- * all heads, 16 threads at bsz 1 cut 512-position pieces, 1024 of them,
- * whose states and merge cost [B, M, KH, D] 20 % more than [B, KH, M, D],
- * RESULTS.md.)
+ * all heads, 16 threads at bsz 1 cut pieces so short that their states
+ * and merge made [B, M, KH, D] measurably slower than [B, KH, M, D].)
  */
 static int
 run_chunks(const struct mk_mdec *p, int T)

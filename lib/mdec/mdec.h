@@ -100,8 +100,8 @@ int	mk_mdec_paged_l2(struct mk_err *e);
 /*
  * Unmasked positions per softmax block: each block pays a fixed cost
  * (its maxima, exponentials, row addresses, the accumulators' loads and
- * stores) that 32 positions share better than 16 or 64 (in cache, f16
- * G 4: 12.6 ns a position against 14.5 and 13.0-13.5, RESULTS.md).
+ * stores) that 32 positions share better than 16 or 64 (measured in
+ * cache: 16 pays the cost twice as often, 64 spills).
  */
 #define MK_MDEC_BLOCK	32
 
@@ -338,10 +338,9 @@ void	mk_mdec_io_free(struct mk_mdec_io *io);
 
 /*
  * Start the team of `threads` OpenMP threads that mk_mdec_run and
- * mk_mdec_compute then take (a process's first team costs from 0.1 ms to
- * a few ms to start: 2.5 ms for 16 threads of the device's Xeon, up to
- * 13 ms for 2 vCPUs of the development VM), so that a caller can time
- * the attention apart from it.
+ * mk_mdec_compute then take (a process's first team costs from a tenth
+ * of a millisecond to several to start, by machine), so that a caller
+ * can time the attention apart from it.
  */
 void	mk_mdec_team(int threads);
 

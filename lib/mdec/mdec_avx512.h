@@ -45,9 +45,9 @@ vany_gt(VEC a, VEC b)
  * bytes are found a block at a time (fp8_nans in mdec_kernel.h).  (Widening
  * straight to f32 takes fewer operations but leaves E4M3's subnormals f32
  * subnormals, which cost a Xeon a microcode assist each; looking the f32
- * bits up in tables with VBMI's two-register byte permutes, 7 instructions
- * a 64 bytes, ran four heads a kv head 1.1-1.5x slower on the Xeon, whose
- * permutes take several micro-operations: RESULTS.md.)
+ * bits up in tables with VBMI's two-register byte permutes, fewer
+ * instructions, ran slower on the Xeon, whose permutes take several
+ * micro-operations on the port the widening already crowds.)
  */
 typedef struct {
 	__m128i	 sh;

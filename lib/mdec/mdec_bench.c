@@ -328,9 +328,8 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout, int kvt,
 /*
  * n bytes in 2 MiB pages where the kernel grants them, as mdecode's own
  * tensors read from a pipe get (tensor.c): in 4 KiB pages a paged
- * cache's random blocks cost a page walk every few rows (one thread of a
- * Xeon: 179-186 ms against 171-175, bhmd's 151-158 either way,
- * RESULTS.md).
+ * cache's random blocks cost a page walk every few rows, which the
+ * bench would then time as the kernel's.
  */
 static void *
 page_alloc(size_t n, const char *what, struct mk_err *e)
@@ -415,8 +414,8 @@ llc_bytes(void)
  * size, its pages written (a never written page reads as the one zero
  * page, which evicts nothing): read between passes, it leaves each pass
  * to read K and V from memory, as a decode step finds its cache after a
- * layer's weights went through (a 268 MB cache in the 300 MiB L3 of the
- * device's Xeon was read at 200-287 GB/s against 137 from memory).
+ * layer's weights went through (a cache that fits the device's 300 MiB
+ * L3 would otherwise be read from it, far faster than from memory).
  */
 static int
 bufs_cold(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)

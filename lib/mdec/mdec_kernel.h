@@ -46,7 +46,7 @@
  *	scores, lane L = head L / PJ, position L % PJ: the reduction never
  *	leaves the registers (with MIXQ, four heads' q rows are mixed by
  *	quarters at the walk's start, so that the reduction takes 33
- *	shuffles and adds, not 45: 1-2 % faster in cache, RESULTS.md);
+ *	shuffles and adds, not 45);
  *   softmax: the block's score vectors hold all the group's heads, so the
  *	exponentials of several heads run side by side, against a vector of
  *	running maxima (each head's in its lanes), once every score vector
@@ -55,8 +55,8 @@
  *   values: the weighted V rows are added into accumulators held in
  *	registers for the whole block, a pass per register-full of dims.
  * A bf16 cache whose head size is a whole number of pairs of vectors is
- * widened 2W elements at a time (PAIRS, 5-9 % faster in cache on a Xeon,
- * RESULTS.md): chunk 2m of a row holds the even elements
+ * widened 2W elements at a time (PAIRS: one widening for two vectors,
+ * measured faster in cache): chunk 2m of a row holds the even elements
  * of its 2W from 2mW, chunk 2m+1 the odd ones; q is copied into the same
  * order at the walk's start, which keeps every dot product, and the
  * accumulators, summed in that order, are put back in order at its end.
@@ -65,8 +65,8 @@
  * that holds it; a block of consecutive positions in one stretch, from
  * its first row by the stride.  While a block is computed, the rows read
  * next are prefetched: the piece's next block, or where pieces are walked
- * side by side, the next piece's block (in RESULTS.md, 8-12 % faster for
- * [B, M, KH, D] and paged caches than each walk's own next block), and
+ * side by side, the next piece's block (faster for [B, M, KH, D] and
+ * paged caches than each walk's own next block, whose rows lie apart), and
  * in a paged cache also the next page of all the pieces into L2 in
  * address order (stretch_slice).
  */
@@ -96,7 +96,7 @@
 /*
  * A walk copies q into tiles, so that a chunk's loads come from one
  * pointer at constant offsets (q's rows by their run-time stride left
- * the compiler short of registers: bf16 on AVX2 25 % slower in cache):
+ * the compiler short of registers, and bf16 on AVX2 measurably slower):
  * for each group of GBMAX rows (a group of fewer padded with zeros), for
  * each chunk c, the rows' chunks side by side, W floats each, in the
  * order vchunk reads the elements.  QT: row g's chunk c in group tiles qt.
@@ -118,9 +118,8 @@ struct scan {
 
 /*
  * Whether the scan's next BLK positions are all unmasked ones of its
- * word; if so they go into idx (a dense stretch costs no scan step a
- * position: 13.3-13.5 ns a position in cache against 13.7-14.1 bit by
- * bit, RESULTS.md).
+ * word; if so they go into idx (a dense stretch then costs no scan step a
+ * position, where going bit by bit did).
  */
 INL int
 whole_block(struct scan *s, size_t *idx)
@@ -218,8 +217,7 @@ run_of(const struct mk_mdec_task *t, size_t i, int lim)
  * v[j * st] (rows past n repeat row 0: read, computed, then ignored).  A
  * whole block of consecutive positions is found by adding the row stride
  * along each stretch of memory it spans (dense: one; paged: a page each),
- * not by a lookup a row (14.1-14.3 -> 13.4-13.5 ns a position in cache,
- * RESULTS.md).
+ * not by a lookup a row (the lookup's loads cost the hottest loop time).
  */
 INL void
 block_rows(const struct mk_mdec_task *t, const size_t *idx, int n,
@@ -296,9 +294,8 @@ vchunk(const char *row, int c, int odd, int dt, int nv, CVT cv)
  * offsets of its second, third and fourth lines, clamped to its last line
  * (a row of fewer lines asks for its last one again: cheaper than a branch
  * or a loop a line, in the hottest loops).  The row's size is a run-time
- * value; a loop a line cost the kernel in cache 10-13 % more instructions
- * on AVX2, and a jump into a run of prefetches 25 % of its time on the
- * Xeon (RESULTS.md).
+ * value; a loop a line added instructions to the hottest loop on AVX2,
+ * and a jump into a run of prefetches mispredicted on the Xeon.
  */
 struct rowpf {
 	size_t	rb, o1, o2, o3;
@@ -333,8 +330,7 @@ prefetch_row(const char *p, const struct rowpf *r, int l2)
 	PREF(p, l2);
 	/* where the row's size is known when compiled, its repeated last
 	 * line is asked for once (a row of 128 bytes: two prefetches, not
-	 * four; G 1 D 64 in cache 2-6 % faster on AVX2, 7.57 -> 6.92 ns
-	 * on the Xeon's AVX-512, RESULTS.md) */
+	 * four) */
 	if (!__builtin_constant_p(r->o1) || r->o1 != 0)
 		PREF(p + r->o1, l2);
 	if (!__builtin_constant_p(r->o2 != r->o1) || r->o2 != r->o1)
@@ -380,8 +376,7 @@ prefetch_rows(const struct mk_mdec_task *t, const size_t *idx, int nb,
  * computed next: each row comes half a block before it is read, so that
  * L1 holds a block's K or V rows and the next ones, not two whole blocks
  * (with blocks of 32 positions, the next block's K and V rows prefetched
- * during the whole block thrashed L1: one thread, bsz 8, 88 ms where
- * 16-position blocks took 83, paged 152-157 against 123, RESULTS.md).
+ * during the whole block thrashed L1, measurably slower on one thread).
  * Each queue: rows p[0], p[st], .. p[(n - 1) st], of which the first
  * ceil(s n / S) are handed out after s of its S steps (acc counts n a
  * step, S a row).  Where the head size is known when compiled, so are n
@@ -565,7 +560,7 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 		return scores_of(a, GP);
 	}
 	if (Dc && SPREAD) {	/* all chunks unrolled: the queue folded
-				 * (AVX2, which has no queue, 3 % slower) */
+				 * (not on AVX2, which has no queue: slower there) */
 #pragma GCC unroll 16
 		for (c = 0; c < nfull; c++) {
 			if (SPREAD)
@@ -585,8 +580,8 @@ qk_vec(const float *qt, const char *const *kr, int j0, int D, int dt,
 			}
 			qk_pair(qt, kr, j0, c, dt, GP, GQ, cv, a);
 		}
-	/* four chunks a step: a loop a chunk cost G 3 in cache 13 % more
-	 * instructions than the loop of a head size known when compiled */
+	/* four chunks a step: a loop a chunk cost G 3 more instructions
+	 * than the loop of a head size known when compiled */
 	for (; c + 4 <= nfull; c += 4)
 #pragma GCC unroll 4
 		for (u = 0; u < 4; u++) {
@@ -761,8 +756,9 @@ new_max(const struct mk_mdec_task *t, const float *s, int g0, int GB,
  * scores as GP rows (1, 2, or 4 for 3 or 4 heads: a fourth row's scores
  * computed for nothing): per vector of scores, the (rarely) moved maxima,
  * the probabilities and their sums; then the values of the GB heads
- * (three rows where there are three: four cost Llama-3.2-3B's G of 3
- * 19 % in cache on AVX2).  own: the first heads of the block, which bring
+ * (three rows where there are three: a fourth row of padding costs
+ * Llama-3.2-3B's G of 3 a quarter more arithmetic on AVX2).  own: the
+ * first heads of the block, which bring
  * its V rows into L1 (the group's later heads find them there).
  */
 INL void
@@ -786,8 +782,8 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	const int NR = GP == 4 && GB == 3 ? 3 : GP;	/* rows of values */
 	/* distinct q rows of the scores: a group of three computes its
 	 * fourth row from the first's q (never from vmix4's mixed rows),
-	 * which a compile-time three then loads once (AVX2 G 3, D 128 in
-	 * cache 8-12 % faster, RESULTS.md) */
+	 * which a compile-time three then loads once (AVX2 G 3, D 128
+	 * measured faster in cache) */
 	const int GQ = !MIXQ && NR == 3 ? 3 : GP;
 	const CVT cv = vcvt(t->fp8);
 	/*
@@ -809,8 +805,7 @@ heads_block(const struct mk_mdec_task *t, struct scratch *w, int g0,
 	 * Every score vector of the block first, then the maxima, then the
 	 * exponentials side by side: each exponential is a long chain that
 	 * the others' arithmetic now hides (one after each vector of scores
-	 * left the chains bare: 15.5-15.9 -> 14.1-14.3 ns a position in
-	 * cache, RESULTS.md).
+	 * left the chains bare).
 	 */
 	for (r = 0; r < NV; r++) {
 		if (!SPREAD && pf != NULL)	/* PJ positions' rows */
@@ -914,16 +909,15 @@ read_block(const struct mk_mdec_task *t, const char *const *kr,
  * In a paged cache the walks side by side read a block of positions head
  * by head (rows of D elements, KH of them apart) and jump to a random
  * page every block.  Memory serves that order slowly on some machines
- * (one thread of the Zen 5 VM, tests/bench/pagedfloor.c: 0.42 of a
- * row-by-row read with these prefetches, 0.32 without; the Xeon: no
- * slower, and there these prefetches cost 4-19 %, RESULTS.md), so where
+ * (one thread of the Zen 5 VM, tests/bench/pagedfloor.c: faster with these
+ * prefetches; the Xeon: no slower without, and there they cost), so where
  * the task says so (t->l2: the kernel table's paged_l2) the next block's
  * pages (all kv heads, BLK KH rows) are also brought into L2 in address
  * order, walk h of KH taking rows h BLK .. h BLK + BLK - 1 of them: rows
  * ff[0..2*BLK), K and V alternating, of the stretch that starts at
  * position pos.  The rows each walk reads next still come into L1 as
  * before.  (For [B, M, KH, D], whose stretches follow each other, the
- * hardware prefetchers do this already: 10 % slower with it.)  Returns
+ * hardware prefetchers do this already: slower with it.)  Returns
  * 0, ff unfilled, where walk h has no slice (h not below KH).
  */
 INL int
@@ -1087,9 +1081,9 @@ fname(const struct mk_mdec_task *t, struct scratch *w, int g0, int GB,	\
 /*
  * The copies of MK_MDEC_VARIANTS (mdec.h): any head size, and 128, the
  * common one, known when compiled: its loops without bounds to test and
- * its prefetch queue folded away (with 128 a run-time value, 8-12 % slower
- * in cache on the Xeon), and 64 (gpt-oss's; a run-time 64 ran a head
- * alone 1.5x slower in cache on the Xeon's AVX-512).  bf16 rows of 128 are
+ * its prefetch queue folded away (measurably slower with 128 a run-time
+ * value on the Xeon), and 64 (gpt-oss's; a run-time 64 ran a lone head
+ * much slower on the Xeon's AVX-512).  bf16 rows of 128 are
  * read by pairs, never by mdec_bf16w_<isa>.c, which defines NO_D128.  The
  * FP8 files define NO_D64 (FP8 caches are of 128, vLLM's, or MLA's 576)
  * and AVX2's NO_D128 (no faster with 128 known).  The copy for three heads
@@ -1145,10 +1139,9 @@ copy_for(int D, int GB)
 
 /*
  * Widened once from more than WIDE_G heads a kv head: FP8's widening costs
- * more than a row's store and its f32 loads from G 8 on (G 8 D 96 in cache
- * 0.91-0.94x the time, MLA's G 16 0.64-0.71x on the Xeon's AVX-512,
- * 0.78x on AVX2), f16's and bf16's from G 16 (MLA 0.94x on both; G 12
- * D 96 1.06x on AVX-512, G 8 1.11x on AVX2; RESULTS.md).
+ * more than a row's store and its f32 loads from G 8 on (MLA's G 16 the
+ * most), f16's and bf16's from G 16 (below that, as f32 rows they ran
+ * slower on both ISAs).
  */
 #define WIDE_G	(KDT == MK_U8 ? GBMAX : 3 * GBMAX)
 
@@ -1156,7 +1149,7 @@ copy_for(int D, int GB)
  * Head sizes with copies of their own in this file: the rows of other
  * sizes are widened once where more than GBMAX heads share them
  * (widen_rows); rows of these keep their copies (f16 G 8 D 128 as f32 rows
- * ran 1.08-1.15x slower in cache on AVX2, RESULTS.md).
+ * ran slower on AVX2).
  */
 #define SIZED(D)	((D128 && (D) == 128) || (D64 && (D) == 64))
 
@@ -1343,9 +1336,8 @@ fp8_nans(const struct mk_mdec_task *t, struct scratch *w,
  * Where no slice goes to L2, the AVX-512 kernel brings the rows of ahead
  * into L2 as well, spread over the whole block: they are then asked for
  * a block before they are read, not half a block, and the L1 prefetches
- * find them in L2 (RESULTS.md: [B, KH, M, D] at bsz 8 14-21 % faster on
- * one and two threads of the Zen 5, 5-26 % on 1 to 16 threads of the
- * Xeon; the other layouts within noise or faster; 0.15-0.4 ns more a
+ * find them in L2 ([B, KH, M, D] at bsz 8 faster on the Zen 5 and the
+ * Xeon, the other layouts within noise or faster, at a small cost a
  * position in cache).
  */
 INL void

@@ -347,24 +347,22 @@ load_rank(void *ctx, int r, int64_t t0, int64_t t1, struct mk_err *e)
  * RETRY-th step the other way than the faster so far: the faster way is
  * the one whose fastest step was faster.  A sum of the trial steps was
  * thrown by single slow steps, and on the 16-core host the first mapped
- * steps of a process were now and then 30 times slower than the rest
- * (a wrong choice there halves the speed; the retries cost 2-3% on the
- * small VM, where the mapping is 3 times slower).
+ * steps of a process were now and then many times slower than the rest
+ * (a wrong choice there halves the speed; the retries cost little on the
+ * small VM, where the mapping is slower).
  */
 #define PROBE		TRIAL_STEPS
 #define PROBE_MIN_STEPS	32	/* shorter traces are not timed */
 
 /*
  * How a trace too short to time is read.  In place, on hosts of 8 CPUs
- * or more: one 8 MB step took 2.4 ms there against 4.2 by pread (the 16-
- * core host; a fresh buffer is zeroed, then copied into).  On smaller
- * machines it depends on what their pages cost, so the first
- * SHORT_PROBE bytes are loaded in place, timed: the 2-CPU Zen 5 virtual
- * machine loaded mapped page-cache pages at 2.7-4.6 GB/s (a nested-paging
- * walk each 4 KiB page) and took 7.1 ms a step by pread against 9.9
- * mapped; a 2-CPU Xeon one loaded an 8 MB step in place in 0.28 ms and
- * by pread in 1.2-2.1 ms (one step: 2.4-2.8 ms against 3.5-4.2,
- * RESULTS.md).  At SHORT_MAP_GBPS or more the trace is read in place.
+ * or more, where that was faster than pread (a fresh buffer is zeroed,
+ * then copied into).  On smaller machines it depends on what their pages
+ * cost, so the first SHORT_PROBE bytes are loaded in place, timed: the
+ * 2-CPU Zen 5 virtual machine loaded mapped page-cache pages slowly (a
+ * nested-paging walk each 4 KiB page) and read faster by pread; a 2-CPU
+ * Xeon one loaded them fast and read faster in place.  At SHORT_MAP_GBPS
+ * or more the trace is read in place.
  */
 #define SHORT_MAP_CPUS	8
 #define SHORT_PROBE	((size_t)1 << 20)
@@ -425,8 +423,8 @@ choose_method(struct mk_moe_trace *tr, int k)
 /*
  * Pages of steps read in place are given back in rounds of this many
  * bytes (and when reading turns to pread): each call of madvise costs a
- * TLB flush on every thread, and one a rank a step was 20% of the time on
- * 16 threads.  Memory stays that much plus a step.
+ * TLB flush on every thread, and one a rank a step was a fifth of the
+ * time on 16 threads.  Memory stays that much plus a step.
  */
 #define UNMAP_BYTES	((uint64_t)64 << 20)
 
@@ -586,8 +584,8 @@ next_step(struct mk_moe_trace *tr, struct mk_moe_step *st, int start,
 
 /*
  * Steps read in place are handed out up to 16 or 128 MiB at a time (16
- * steps were 13% faster than 8 on the 16-core host: one wait for the
- * slowest thread for them all), only on long files (the others are read
+ * steps ran faster than 8 on the 16-core host: one wait for the slowest
+ * thread for them all), only on long files (the others are read
  * with pread).
  */
 #define BATCH_BYTES	((size_t)128 << 20)

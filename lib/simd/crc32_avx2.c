@@ -2,8 +2,8 @@
  * crc32_avx2.c - zip's CRC-32 by carry-less multiplication (PCLMULQDQ,
  * which every AVX2 CPU has): four 128-bit lanes are folded forward over
  * 64-byte blocks, each fold two multiplications by x^n mod P, then the
- * lanes into one and its 16 bytes through the table row.  On the EPYC
- * VM of RESULTS.md: 1.5 GB/s by table, 3.1 by zlib 1.2.13, 10 this way.
+ * lanes into one and its 16 bytes through the table row: several times
+ * the table's speed, and zlib's (RESULTS.md, "Shared machines").
  *
  * Bit order: zip's CRC is reflected, so a 64-bit lane loaded little-
  * endian holds polynomial coefficients from x^63 (bit 0) down to x^0

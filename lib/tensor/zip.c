@@ -2,8 +2,8 @@
  * zip.c - reading zip archives with libzip; see zip.h.
  *
  * libzip is loaded when the first archive is opened, not at every start:
- * linking it pulls in libcrypto, whose relocations added 3 to 4 ms to
- * every process here (more than a whole eplb-plan run on NPY loads).
+ * linking it pulls in libcrypto, whose relocations added to every
+ * process more than a whole eplb-plan run on NPY loads takes.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
