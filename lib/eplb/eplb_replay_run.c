@@ -153,7 +153,9 @@ tick(void *ctx, int k, int n)
 int
 mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 {
-	struct mk_replay_cfg *rc;
+	/* one sweep a process: its configurations held for the whole run
+	 * (a usage error exits from among them: nothing of theirs leaks) */
+	static struct mk_replay_cfg rc[MAXCFG];
 	struct mk_replay_res *res;
 	struct mk_replay_log log;
 	struct mk_moe_routing rt = { 0 };
@@ -166,8 +168,6 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 
 	rules(o);
 	mk_out_input(o->file);
-	if ((rc = malloc(sizeof(*rc) * MAXCFG)) == NULL)
-		err(MK_EXIT_DATA, NULL);
 	read_log(o, &ld, &rt, &log);
 	n = mk_eplb_sweep(o, log.E, rc, MAXCFG);
 	if (o->nshard > 1) {
@@ -227,6 +227,5 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	mk_moe_routing_free(&rt);
 	mk_loads_free(&ld);
 	free(res);
-	free(rc);
 	return MK_EXIT_OK;
 }
