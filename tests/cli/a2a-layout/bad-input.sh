@@ -23,3 +23,5 @@ fails 2 a2a-layout -E 8 "$TESTDATA/a2a-example.npy" second.npy
 fails 2 a2a-layout -E 8 --rank 1 --rank 2 "$TESTDATA/a2a-example.npy"
 fails 2 mdecode "$TESTDATA/mdecode-example.npy" second.npy
 fails 2 eplb-replay -r 288 -G 32 "$TESTDATA/eplb-replay-log.npy" second.npy
+# a trace of no tokens: no warning about the experts it uses (none)
+printf '# name=ids shape=2,0,2 dtype=i32\n' | a2a-layout -E 8 --hidden 4096 --num-nodes 1 --max-tokens 8 --emit num_tokens_per_rank -f csv - 2>&1 | head -3

@@ -20,3 +20,14 @@ fails 2 eplb-plan --eval p4.csv -G 3 w4.csv
 fails 2 eplb-plan --eval p4.csv -r 8 -G 2 w4.csv
 fails 1 eplb-plan --eval absent.csv -G 2 w4.csv
 fails 1 eplb-plan -r 4 -G 2 --prev absent.csv w4.csv
+echo "-- --eval writes a CSV table (or gpu_load as a tensor), nothing else"
+fails 2 eplb-plan --eval p4.csv -G 2 -o ev.npy w4.csv
+fails 2 eplb-plan --eval p4.csv -G 2 -f npz w4.csv
+fails 2 eplb-plan --eval p4.csv -G 2 -f sglang w4.csv
+fails 2 eplb-plan --eval p4.csv -G 2 -o g.json w4.csv
+# the table then goes to standard error, as --stats does
+eplb-plan --quiet --eval p4.csv -G 2 --emit gpu_load -o ev.npy w4.csv 2> table.csv
+tensor-cat --info ev.npy
+head -1 table.csv
+# a size past 2^53 bytes is refused, not taken as inf
+fails 2 eplb-plan -r 4 -G 2 --stats --expert-bytes 1e300T w4.csv
