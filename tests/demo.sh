@@ -44,6 +44,14 @@ run "eplb-plan -r 288 --num-gpus 32 --skip-zero-layers -f sglang -o plan.json $p
 run 'head -c 120 plan.json; echo " ..."'
 
 echo
+echo "== eplb-replay: what each engine's own rebalancing loop keeps and moves"
+echo "   (a 240-step log drifting among the real dumps; re-plans every 40 or 80 steps)"
+run "eplb-replay --quiet --engine ideal,vllm,sglang -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --window 40 --interval 40,80 --expert-bytes 44M --plot replay.svg testdata/eplb-replay-log.npy | cut -d, -f1,9,18,21,22,23"
+echo "   replay.svg numbers the settings on the Pareto front (no other as balanced with fewer moves)"
+run "eplb-plan -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --window 40 --history 4 -o map.jsonl testdata/eplb-replay-log.npy && head -c 100 map.jsonl; echo ' ...'"
+echo "   map.jsonl is vLLM's initial mapping (-f trtllm: TensorRT-LLM's YAML, -f sglang: SGLang's JSON)"
+
+echo
 echo "== a2a-layout: lay a routing trace out through that plan, size DeepEP's buffers"
 run 'eplb-plan -r 288 --num-gpus 32 --num-nodes 4 --num-groups 8 --skip-zero-layers --emit phy2log testdata/eplb-dsv3-prefill_in1024.json 2>/dev/null | a2a-layout --phy2log - --layer 10 --num-sms 24 --max-tokens 128 --report -o layout.npy testdata/a2a-dsv3-trace.npy'
 run 'tensor-cat --info layout.npy'
