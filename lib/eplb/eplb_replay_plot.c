@@ -176,19 +176,59 @@ short_label(const struct mk_replay_cfg *rc, int n, int i, char *buf,
 	return buf;
 }
 
+/* A box in the picture's pixels (a number's, or a point's circle). */
+struct box {
+	double	x0, y0, x1, y1;
+};
+
+static int
+overlap(struct box a, struct box b)
+{
+	return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
+
+/* Whether box b meets one of the n boxes of taken. */
+static int
+taken_by(struct box b, const struct box *taken, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (overlap(b, taken[i]))
+			return 1;
+	return 0;
+}
+
 /*
- * Front point k's number at its point's height (cx, cy): right of it, or
- * left where that would fall on the last number, at (*lx, *ly).
+ * Front point k's number beside its point (cx, cy): right of it, else
+ * left, above or below, the first place clear of every point's circle
+ * and every number placed (taken[0..*nt): the circles, then the numbers;
+ * the number's box is added).  Where none is clear, right.
  */
 static void
-number(FILE *fp, double cx, double cy, int k, double *lx, double *ly)
+number(FILE *fp, double cx, double cy, int k, struct box *taken, int *nt)
 {
-	int left = fabs(cx + 8 - *lx) < 24 && fabs(cy - *ly) < 12;
+	/* 11-px digits: about 7 px wide, 9 above the baseline */
+	const double w = k < 10 ? 7 : 14;
+	static const char *const anchor[] = { "start", "end", "middle",
+	    "middle" };
+	const double bx[4] = { cx + 7, cx - 7 - w, cx - w / 2, cx - w / 2 };
+	const double by[4] = { cy - 5, cy - 5, cy - 17, cy + 7 };
+	const double tx[4] = { cx + 7, cx - 7, cx, cx };
+	struct box b;
+	int c;
 
-	mk_svg_text(fp, cx + (left ? -8 : 8), cy + 4, left ? "end" : "start",
-	    11, "%d", k);
-	*lx = left ? -100 : cx + 8;	/* a left number blocks no right one */
-	*ly = cy;
+	for (c = 0; c < 4; c++) {
+		b = (struct box){ bx[c], by[c], bx[c] + w, by[c] + 10 };
+		if (!taken_by(b, taken, *nt))
+			break;
+	}
+	if (c == 4) {
+		c = 0;
+		b = (struct box){ bx[0], by[0], bx[0] + w, by[0] + 10 };
+	}
+	mk_svg_text(fp, tx[c], by[c] + 9, anchor[c], 11, "%d", k);
+	taken[(*nt)++] = b;
 }
 
 /* One panel: y balancedness against x[], the front joined and ringed. */
@@ -198,11 +238,16 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
     const char *what, double key_y)
 {
 	int *ord = malloc(sizeof(int) * (size_t)n), i, k, last = -1, nf = 0;
-	double lx = -100, ly = -100;
+	/* every point's circle, then the numbers placed */
+	struct box *taken = malloc(sizeof(struct box) * 2 * (size_t)n);
+	int nt = 0;
 	char lab[300];
 
-	if (ord == NULL)
+	if (ord == NULL || taken == NULL) {
+		free(ord);
+		free(taken);
 		return -1;
+	}
 	axes(fp, p, xlabel);
 	for (i = 0; i < n; i++)
 		ord[i] = i;
@@ -230,6 +275,9 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 		    mk_eplb_replay_label(&rc[i], lab, sizeof(lab)), y[i], what,
 		    p->logx ? 0 : 4, x[i], front(x, y, n,
 		    i) ? " (on the Pareto front)" : "");
+	for (i = 0; i < n; i++)
+		taken[nt++] = (struct box){ px(p, x[i]) - 6, py(p, y[i]) - 6,
+		    px(p, x[i]) + 6, py(p, y[i]) + 6 };
 	/* the front's points numbered, and named in a key under the panel
 	 * (key_y: where it starts), so that a picture on paper says which
 	 * they are */
@@ -239,12 +287,13 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 		    sizeof(lab)))
 			continue;
 		nf++;
-		number(fp, px(p, x[i]), py(p, y[i]), nf, &lx, &ly);
+		number(fp, px(p, x[i]), py(p, y[i]), nf, taken, &nt);
 		mk_svg_text(fp, p->X, key_y + 14 * nf, "start", 11, "%d  %s: "
 		    "%.4f, %s %.*f", nf, lab, y[i], what, p->logx ? 0 : 4,
 		    x[i]);
 	}
 	free(ord);
+	free(taken);
 	return 0;
 }
 

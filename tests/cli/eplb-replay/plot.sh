@@ -28,3 +28,35 @@ cp $log $long
 eplb-replay --quiet -a deepseek -r 288 -G 32 --window 40 --interval 80 --plot t.svg $long > /dev/null
 render t.svg
 rm $long
+# the front's numbers clear of every point and of each other: two front
+# points 21 px apart (the demo's log) keep numbers 3 and 4 apart
+eplb-replay --quiet --engine ideal,vllm,sglang -r 288 -G 32 -n 4 -g 8 --window 40 \
+    --interval 40,80 --plot f.svg $log > /dev/null
+render f.svg
+awk '{
+	while (match($0, /<circle cx="[0-9.]+" cy="[0-9.]+"/)) {
+		split(substr($0, RSTART, RLENGTH), a, "\"")
+		cx[++nc] = a[2]; cy[nc] = a[4]
+		$0 = substr($0, RSTART + RLENGTH)
+	}
+}
+{ line[NR] = $0 }
+END {
+	for (r = 1; r <= NR; r++) {
+		s = line[r]
+		while (match(s, /<text x="[0-9.]+" y="[0-9.]+" font-size="11" text-anchor="[a-z]+">[0-9]+</)) {
+			t = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+			split(t, a, "\""); x = a[2]; y = a[4]; an = a[8]
+			if (t ~ />1000</ || t ~ />10k</) continue
+			x0 = an == "start" ? x : an == "end" ? x - 7 : x - 3.5
+			for (i = 1; i <= nc; i++)
+				if (x0 < cx[i] + 5 && cx[i] - 5 < x0 + 7 && y - 9 < cy[i] + 5 && cy[i] - 5 < y + 1)
+					bad++
+			for (i = 1; i <= nn; i++)
+				if (x0 < nx[i] + 7 && nx[i] < x0 + 7 && y - 9 < ny[i] && ny[i] - 9 < y)
+					meet++
+			nx[++nn] = x0; ny[nn] = y
+		}
+	}
+	printf "front numbers: %d, on a point: %d, on another number: %d\n", nn, bad, meet
+}' f.svg

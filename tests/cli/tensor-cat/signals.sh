@@ -17,7 +17,7 @@ start() {
 big
 tensor-cat --info big.npy
 for sig in TERM HUP INT; do
-	start env --default-signal=INT tensor-cat -f csv big.npy -o out.csv
+	start env --default-signal tensor-cat -f csv big.npy -o out.csv
 	kill -s $sig $pid
 	rc=0; wait $pid 2>/dev/null || rc=$?
 	echo "SIG$sig: status $rc, stderr $(wc -c < err.txt) bytes, stdout $(wc -c < out.txt) bytes"
