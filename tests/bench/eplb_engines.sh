@@ -10,7 +10,8 @@
 # once into build/bench/dsv3-drift-10k.npy, 594 MB).  32 GPUs in 4 nodes,
 # 8 expert groups, 288 slots; every row scored from step 3000 so that
 # engines compare.
-#   advice  each engine's sweep over its own knobs (a CSV table each)
+#   advice  each engine's sweep over its own knobs (a CSV table each);
+#           vLLM's picture is the README's, docs/eplb-replay-vllm.svg
 #   algo    the ideal loop, -a deepseek against -a best, one window a
 #           re-plan and several (--history): held out by construction
 #   speed   farm-bench: --engine vllm beside ideal on one sweep; the
@@ -20,9 +21,11 @@
 set -eu
 bin=$(cd build/bin && pwd)
 mkdir -p build/bench
-log=$(pwd)/build/bench/dsv3-drift-10k.npy
-[ -s "$log" ] || /usr/bin/python3 tests/gen/eplb_steps.py -o "$log" \
-    --steps 10000 --tokens 4096 --seed 1
+[ -s build/bench/dsv3-drift-10k.npy ] || /usr/bin/python3 tests/gen/eplb_steps.py \
+    -o build/bench/dsv3-drift-10k.npy --steps 10000 --tokens 4096 --seed 1
+# from beside the log, so that the pictures name it as the README does
+cd build/bench
+log=dsv3-drift-10k.npy
 hw="-r 288 --num-gpus 32 --num-nodes 4"
 run() { "$bin/eplb-replay" --quiet $hw --expert-bytes 44M "$@" "$log"; }
 what=${*:-advice algo speed}
@@ -33,7 +36,8 @@ for w in $what; do
 		run -g 8 --score-from 3000 --engine ideal --window 200,1000 \
 		    --interval 100,1000,3000
 		run -g 8 --score-from 3000 --engine vllm --window 200,1000 \
-		    --interval 100,1000,3000 --async on,off
+		    --interval 100,1000,3000 --async on,off \
+		    --plot ../../docs/eplb-replay-vllm.svg
 		run -g 8 --score-from 3000 --engine sglang \
 		    --interval 100,1000,3000 --layers-per-chunk 58,8
 		run --score-from 3000 --engine trtllm \
