@@ -65,6 +65,7 @@ LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -ldl -lm
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c
 ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
+ISA_AMX    = $(ISA_AVX512) -mavx512bf16 -mamx-tile -mamx-bf16
 # GCC's cost model option; clang vectorises by its own
 GENERIC_VEC = -ftree-vectorize $(if $(findstring clang,$(CC)),,-fvect-cost-model=dynamic)
 
@@ -110,15 +111,19 @@ $(BUILD)/obj/lib/%_avx2.o: lib/%_avx2.c
 # slower without it, -O3 no faster), tests/bench/RESULTS.md.  Sanitized
 # and clang builds keep OPT.
 MDEC_KERN = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard lib/mdec/mdec_*avx2.c \
-	lib/mdec/mdec_*avx512.c))
+	lib/mdec/mdec_*avx512.c lib/mdec/mdec_amx.c))
 ifeq ($(SANITIZE)$(findstring clang,$(CC)),)
-$(filter %avx512.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1 -fno-tree-sink
+$(filter %avx512.o %amx.o,$(MDEC_KERN)): KERNEL_OPT = -O3 -g1 -fno-tree-sink
 $(filter %avx2.o,$(MDEC_KERN)): KERNEL_OPT = -g1 -fsched-pressure -fschedule-insns
 endif
 
 $(BUILD)/obj/lib/%_avx512.o: lib/%_avx512.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) $(ISA_AVX512) -fno-lto -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/lib/%_amx.o: lib/%_amx.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(KERNEL_CFLAGS) $(ISA_AMX) -fno-lto -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -422,10 +422,11 @@ mk_opt_choice_list(const char *list, const char *const *names, int n,
 int
 mk_opt_isa_list(const char *list, int *isa, const char *what)
 {
-	static const char *const names[MK_NISA] = { "generic", "avx2",
-	    "avx512" };
+	const char *names[MK_NISA];
 	int i, n = 0;
 
+	for (i = 0; i < MK_NISA; i++)
+		names[i] = mk_isa_name((enum mk_isa)i);
 	if (list == NULL) {
 		for (i = 0; i <= (int)mk_kern_isa(); i++)
 			isa[n++] = i;
@@ -435,8 +436,9 @@ mk_opt_isa_list(const char *list, int *isa, const char *what)
 	for (i = 0; i < n; i++)
 		if (!mk_isa_supported((enum mk_isa)isa[i]))
 			mk_usage_error("%s %s: not supported by this CPU "
-			    "(cpu: %s)", what, names[isa[i]],
-			    mk_isa_name(mk_isa_best()));
+			    "(cpu: %s; %s)", what, names[isa[i]],
+			    mk_isa_name(mk_isa_best()),
+			    mk_isa_why_not((enum mk_isa)isa[i]));
 	return n;
 }
 
@@ -470,12 +472,23 @@ mk_opt_one_stdin(int n, const char *const *paths, const char *const *names,
 static void
 print_version(void)
 {
-	const struct mk_cpu *c = mk_cpu();
+	int i, n;
 
 	printf("%s (moekit) %s\n", mk_progname(), MK_VERSION);
-	printf("kernel paths: generic avx2 avx512 (this cpu: %s%s%s)\n",
-	    "generic", c->has_avx2 ? " avx2" : "",
-	    c->has_avx512 ? " avx512" : "");
+	printf("kernel paths:");
+	for (i = 0; i < MK_NISA; i++)
+		printf(" %s", mk_isa_name((enum mk_isa)i));
+	printf(" (this cpu:");
+	for (i = 0; i < MK_NISA; i++)
+		if (mk_isa_supported((enum mk_isa)i))
+			printf(" %s", mk_isa_name((enum mk_isa)i));
+	printf(")\n");
+	/* the first level missing, and why (Linux may refuse the tiles) */
+	for (n = 0; n < MK_NISA && mk_isa_supported((enum mk_isa)n); n++)
+		;
+	if (n < MK_NISA)
+		printf("not %s: %s\n", mk_isa_name((enum mk_isa)n),
+		    mk_isa_why_not((enum mk_isa)n));
 	printf("selected: %s\n", mk_isa_name(mk_kern_isa()));
 }
 
@@ -678,9 +691,18 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	o->verbose = c->verbose->count;
 	o->quiet = c->quiet != NULL && c->quiet->count > 0;
 	quiet = o->quiet;
-	if (o->verbose > 0)
-		fprintf(stderr, "%s: isa %s (cpu: %s)\n", mk_progname(),
-		    mk_isa_name(mk_kern_isa()), mk_isa_name(mk_isa_best()));
+	if (o->verbose > 0) {
+		enum mk_isa best = mk_isa_best();
+
+		/* the level above the CPU's best, and why not (Linux may
+		 * refuse the tiles: the row below then runs) */
+		fprintf(stderr, "%s: isa %s (cpu: %s", mk_progname(),
+		    mk_isa_name(mk_kern_isa()), mk_isa_name(best));
+		if (best + 1 < MK_NISA)
+			fprintf(stderr, "; not %s: %s", mk_isa_name(best + 1),
+			    mk_isa_why_not(best + 1));
+		fprintf(stderr, ")\n");
+	}
 	if (o->verbose > 1)
 		fprintf(stderr, "%s: kernels %s\n", mk_progname(),
 		    mk_kern_describe(desc, sizeof(desc)));

@@ -392,7 +392,7 @@ struct runctx {
 	float			*st;
 	struct layout		 y;
 	size_t			 wn;	/* floats of work a walk of a call */
-	int			 ld, G, rd, l2;
+	int			 ld, G, rd, l2, tr;
 	void			(*fn)(const struct mk_mdec_task *, int);
 };
 
@@ -428,6 +428,7 @@ run_chunk(const struct runctx *x, int ch, float *work)
 			t[h].work = work + (size_t)h * x->wn;
 			t[h].rd = x->rd;
 			t[h].l2 = x->l2;
+			t[h].tile_rows = x->tr;
 			t[h].dv = x->p->dv;
 		}
 		x->fn(t, n);
@@ -526,19 +527,20 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
 	/* a walk's work, in floats: a multiple of 64 bytes */
-	const size_t wn = (MK_MDEC_WORK(G, p->D) + 15) & ~(size_t)15;
+	const size_t wn = ((k != NULL ? k : mk_mdec_kern())->mdec_work(G,
+	    p->D) + 15) & ~(size_t)15;
 	struct layout y = state_layout(G, ld);
 	struct plan pl = { NULL, NULL, 0, 0, 1 };
 	struct runctx x;
 	float *qs = NULL, *st = NULL, **work = NULL;
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
-	int rc = -1, l2;
+	int rc = -1, l2, tr;
 	int64_t h;
 
 	if (k == NULL)
 		k = mk_mdec_kern();
-	if ((l2 = mk_mdec_paged_l2(e)) < 0)
+	if ((l2 = mk_mdec_paged_l2(e)) < 0 || (tr = mk_mdec_tile_rows(e)) < 0)
 		return -1;
 	if (make_plan(p, run_chunks(p, T), &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
@@ -557,7 +559,7 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 		goto done;
 	x = (struct runctx){ .p = p, .pl = &pl, .qs = qs, .st = st, .y = y,
 	    .wn = wn, .ld = ld, .G = G, .rd = fold != NULL,
-	    .l2 = l2, .fn = mk_mdec_kernel(k, p->dtype) };
+	    .l2 = l2, .tr = tr, .fn = mk_mdec_kernel(k, p->dtype) };
 	run_pieces(&x, work, T);
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);

@@ -37,8 +37,11 @@ struct mk_mdec_task;
 /*
  * mdec's kernel table (simd/kern.h, MK_KERN_TABLE): one line per member,
  * X(member, return type, parameters).  Rows: mdec_generic.c,
- * mdec_avx2.c, mdec_avx512.c; a case in tests/unit/test_mdec.c runs
- * every row against generic and float64.
+ * mdec_avx2.c, mdec_avx512.c, and mdec_amx.c (mdec_tile.h); the
+ * avx512bf16 level has no kernels of its own (its row is empty: with q
+ * and the probabilities split in two bf16 for f32's accuracy, a
+ * VDPBF16PS does the work of one FMA, RESULTS.md); a case in
+ * tests/unit/test_mdec.c runs every row against generic and float64.
  */
 #define MK_MDEC_KERNELS(X)						\
 	/* decode attention over n pieces of one stretch, by K/V dtype */ \
@@ -47,7 +50,9 @@ struct mk_mdec_task;
 	X(mdec_f32, void, (const struct mk_mdec_task *t, int n))	\
 	X(mdec_fp8, void, (const struct mk_mdec_task *t, int n))	\
 	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
-	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))
+	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))	\
+	/* floats of t->work a call needs a task for G heads of D */	\
+	X(mdec_work, size_t, (int G, int D))
 
 /*
  * The kernel copies each dtype file of mdec_kernel.h may make, most
@@ -79,6 +84,7 @@ struct mk_mdec_kern {
 extern const struct mk_mdec_kern mk_mdec_kern_generic;
 extern const struct mk_mdec_kern mk_mdec_kern_avx2;
 extern const struct mk_mdec_kern mk_mdec_kern_avx512;
+extern const struct mk_mdec_kern mk_mdec_kern_amx;
 
 /* The table at level isa into out (returned); at the selected level; its
  * members' origins for -vv (see MK_KERN_TABLE). */
@@ -96,6 +102,15 @@ char	*mk_mdec_kern_describe(char *buf, size_t size);
  * in e for another value of the variable.
  */
 int	mk_mdec_paged_l2(struct mk_err *e);
+
+/*
+ * The amx row: the query rows (heads x tokens) a kv head must serve for
+ * a task to run on tiles; 0 by default: the kernel's own choice, where
+ * the tiles measured faster (mdec_amx.c).  MOEKIT_TILE_ROWS=N (1 to
+ * 4096) sets it, so that tests can run every shape on the tiles.
+ * Returns N or 0, or -1 with a usage error in e for another value.
+ */
+int	mk_mdec_tile_rows(struct mk_err *e);
 
 /*
  * Unmasked positions per softmax block: each block pays a fixed cost
@@ -145,8 +160,9 @@ struct mk_mdec_task {
 	float		*l;		/* [G] out: sum of exp2(s - m) */
 	float		*acc;		/* [G][ld] out: sum of exp2(s - m) v,
 					 * padding left zero */
-	float		*work;		/* MK_MDEC_WORK(G, D) floats, 64-byte
-					 * aligned */
+	float		*work;		/* the table's mdec_work(G, D) floats,
+					 * 64-byte aligned, zeroed when the
+					 * run began */
 	int		 rd;		/* the rows probe: only read the rows
 					 * the kernel would, the xor of their
 					 * 32-bit words that of acc[0..16)'s,
@@ -158,6 +174,9 @@ struct mk_mdec_task {
 					 * V is the first dv of K's rows); the
 					 * kernels may fill more, and leave
 					 * the rest 0 */
+	int		 tile_rows;	/* amx: query rows from which a task
+					 * runs on tiles (mk_mdec_tile_rows),
+					 * 0: the kernel's own */
 };
 
 /*
@@ -425,5 +444,10 @@ void	mk_mdec_f32_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_fp8_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16w_avx512(const struct mk_mdec_task *t, int n);
 void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);
+void	mk_mdec_f16_amx(const struct mk_mdec_task *t, int n);
+void	mk_mdec_bf16_amx(const struct mk_mdec_task *t, int n);
+void	mk_mdec_fp8_amx(const struct mk_mdec_task *t, int n);
+size_t	mk_mdec_work_generic(int G, int D);
+size_t	mk_mdec_work_tile(int G, int D);
 
 #endif

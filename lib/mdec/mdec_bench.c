@@ -665,7 +665,7 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_mdec_kern *k,
 
 	if (G > MK_MDEC_BENCH_LIST * 8 || posix_memalign((void **)&f, 64,
 	    sizeof(float) * (2 * (size_t)G * (size_t)ld +
-	    MK_MDEC_WORK(G, p->D))) != 0)
+	    k->mdec_work(G, p->D))) != 0)
 		return mk_err_data(e, "--bench-kernel: out of memory");
 	memset(&t, 0, sizeof(t));
 	t.fp8 = p->dtype == MK_U8 ? p->fp8 : MK_FP8_NONE;

@@ -72,7 +72,7 @@ struct mk_mdec_bench {
 	int	 threads[MK_MDEC_BENCH_LIST], nthreads;	/* thread counts */
 	double	 dens[MK_MDEC_BENCH_LIST];		/* mask densities */
 	int	 ndens;
-	int	 isa[3], nisa;				/* kernel paths */
+	int	 isa[MK_NISA], nisa;			/* kernel paths */
 	int	 layout[3], nlayout;	/* enum mk_mdec_layout: the same bytes
 					 * read as [B, KH, M, D], [B, M, KH, D]
 					 * or shuffled blocks of a paged cache */

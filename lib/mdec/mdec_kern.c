@@ -1,5 +1,5 @@
 /*
- * mdec_kern.c - mdec's kernel table (mdec.h): its three rows and their
+ * mdec_kern.c - mdec's kernel table (mdec.h): its five rows and their
  * selection at the level simd/kern.c chose.  The kernels are in
  * mdec_<dtype>_<isa>.c, each file compiled with its ISA's flags; this one
  * has none.
@@ -8,10 +8,27 @@
 #error "compile mdec_kern.c without -mavx*"
 #endif
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "simd/cpu.h"
 #include "mdec/mdec.h"
+#include "mdec/mdec_tile_lay.h"
+
+size_t
+mk_mdec_work_generic(int G, int D)
+{
+	return MK_MDEC_WORK(G, D);
+}
+
+/* The tiles' scratch, or the avx512 kernel's where it computes a task. */
+size_t
+mk_mdec_work_tile(int G, int D)
+{
+	size_t tile = (mk_tile_lay(G, D, D).bytes + 3) / 4;
+
+	return tile > MK_MDEC_WORK(G, D) ? tile : MK_MDEC_WORK(G, D);
+}
 
 const struct mk_mdec_kern mk_mdec_kern_generic = {
 	.name = "generic",
@@ -20,6 +37,7 @@ const struct mk_mdec_kern mk_mdec_kern_generic = {
 	.mdec_f32 = mk_mdec_f32_generic,
 	.mdec_fp8 = mk_mdec_fp8_generic,
 	.mdec_arith = mk_mdec_arith_generic,
+	.mdec_work = mk_mdec_work_generic,
 };
 
 const struct mk_mdec_kern mk_mdec_kern_avx2 = {
@@ -40,8 +58,20 @@ const struct mk_mdec_kern mk_mdec_kern_avx512 = {
 	.mdec_arith = mk_mdec_arith_avx512,
 };
 
+static const struct mk_mdec_kern mk_mdec_kern_avx512bf16 =
+    MK_KERN_ROW_NONE("avx512bf16");
+
+const struct mk_mdec_kern mk_mdec_kern_amx = {
+	.name = "amx",
+	.mdec_f16 = mk_mdec_f16_amx,
+	.mdec_bf16 = mk_mdec_bf16_amx,
+	.mdec_fp8 = mk_mdec_fp8_amx,
+	.mdec_work = mk_mdec_work_tile,
+};
+
 static const struct mk_mdec_kern *const mk_mdec_kern_rows[MK_NISA] = {
-	&mk_mdec_kern_generic, &mk_mdec_kern_avx2, &mk_mdec_kern_avx512
+	&mk_mdec_kern_generic, &mk_mdec_kern_avx2, &mk_mdec_kern_avx512,
+	&mk_mdec_kern_avx512bf16, &mk_mdec_kern_amx
 };
 
 MK_KERN_TABLE(mk_mdec_kern, struct mk_mdec_kern, MK_MDEC_KERNELS)
@@ -60,4 +90,21 @@ mk_mdec_paged_l2(struct mk_err *e)
 	if (want < 0)
 		return -1;
 	return want > 0 ? want - 1 : mk_cpu()->amd != 0;
+}
+
+int
+mk_mdec_tile_rows(struct mk_err *e)
+{
+	const char *v = getenv("MOEKIT_TILE_ROWS");
+	char *end;
+	long n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (*end != '\0' || errno != 0 || n < 1 || n > 4096)
+		return mk_err_usage(e, "MOEKIT_TILE_ROWS=%s: a whole number of "
+		    "query rows from 1 to 4096", v);
+	return (int)n;
 }

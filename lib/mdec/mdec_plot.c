@@ -9,8 +9,9 @@
 #include "mdec/mdec_bench.h"
 #include "simd/kern.h"
 
-/* Bar colours by kernel path: generic, avx2, avx512. */
-static const char *const isa_colour[] = { "#9e9e9e", "#f4a582", "#2166ac" };
+/* Bar colours by kernel path: generic, avx2, avx512, avx512bf16, amx. */
+static const char *const isa_colour[MK_NISA] = { "#9e9e9e", "#f4a582",
+	"#2166ac", "#4dac26", "#7b3294" };
 
 /* Is row b in the same group (bars side by side) as row a? */
 static int

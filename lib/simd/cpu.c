@@ -6,7 +6,14 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#if defined(__linux__)
+#include <unistd.h>
+#include <sys/syscall.h>
+#endif
 
 #include "simd/cpu.h"
 
@@ -51,11 +58,15 @@ probe(struct mk_cpu *c)
 	c->avx512bw = zmm && (b & (1u << 30));
 	c->avx512vl = zmm && (b & (1u << 31));
 	c->avx512fp16 = zmm && (d & (1u << 23));
+	/* XTILECFG and XTILEDATA state enabled by the OS */
+	c->amx_tile = (xcr0 & 0x60000) == 0x60000 && (d & (1u << 24));
+	c->amx_bf16 = c->amx_tile && (d & (1u << 22));
 	__cpuid_count(7, 1, a, b, cx, d);
 	c->avx512bf16 = zmm && (a & (1u << 5));
 	c->has_avx2 = c->avx2 && c->fma && c->f16c && c->pclmul;
 	c->has_avx512 = c->has_avx2 && c->avx512f && c->avx512bw &&
 	    c->avx512vl && c->avx512dq;
+	c->has_avx512bf16 = c->has_avx512 && c->avx512bf16;
 }
 #else
 static void
@@ -65,10 +76,11 @@ probe(struct mk_cpu *c)
 }
 #endif
 
+static struct mk_cpu cpu;
+
 const struct mk_cpu *
 mk_cpu(void)
 {
-	static struct mk_cpu cpu;
 	static int done;
 
 	if (!done) {
@@ -76,4 +88,57 @@ mk_cpu(void)
 		done = 1;
 	}
 	return &cpu;
+}
+
+/* Linux's arch_prctl codes and the tile data's state component. */
+#define ARCH_GET_XCOMP_PERM	0x1022
+#define ARCH_REQ_XCOMP_PERM	0x1023
+#define XFEATURE_XTILEDATA	18
+
+/* Ask Linux for the tile data; 1 if granted, else 0 with why[] filled. */
+static int
+ask_tiles(char *why, size_t size)
+{
+#if defined(__linux__) && defined(SYS_arch_prctl)
+	unsigned long perm = 0;
+
+	if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM,
+	    XFEATURE_XTILEDATA) != 0) {
+		snprintf(why, size, "Linux refused the tile data (arch_prctl: "
+		    "%s)", strerror(errno));
+		return 0;
+	}
+	if (syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &perm) != 0 ||
+	    !(perm & (1ul << XFEATURE_XTILEDATA))) {
+		snprintf(why, size, "Linux did not grant the tile data");
+		return 0;
+	}
+	return 1;
+#else
+	snprintf(why, size, "tiles are asked for from Linux only");
+	return 0;
+#endif
+}
+
+int
+mk_cpu_amx(const char **why)
+{
+	static char reason[160];
+	static int state = -1;	/* -1: not asked yet */
+	const struct mk_cpu *c = mk_cpu();
+
+	if (state < 0) {
+		if (!c->has_avx512bf16)
+			snprintf(reason, sizeof(reason), "the CPU has no "
+			    "AVX512-BF16");
+		else if (!c->amx_bf16)
+			snprintf(reason, sizeof(reason), "the CPU has no "
+			    "AMX-BF16 tiles the OS enabled");
+		state = c->has_avx512bf16 && c->amx_bf16 &&
+		    ask_tiles(reason, sizeof(reason));
+		cpu.has_amx = state;
+	}
+	if (why != NULL)
+		*why = state ? "" : reason;
+	return state;
 }

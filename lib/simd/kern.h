@@ -2,8 +2,8 @@
  * kern.h - the kernel level and the kernel tables every tool uses.
  *
  * The level is the highest kernel path the CPU runs (generic, avx2,
- * avx512), or a lower one named by MOEKIT_ISA, chosen once by
- * mk_kern_init().  A kernel table is a struct of function pointers made
+ * avx512, avx512bf16, amx: each has the ones before it), or a lower one
+ * named by MOEKIT_ISA, chosen once by mk_kern_init().  A kernel table is a struct of function pointers made
  * from one X-macro list; each ISA file exports one constant row of it,
  * with NULL where it has no kernel of its own, and only the ISA files
  * are compiled with -m flags.  A table at a level is the generic row
@@ -27,7 +27,12 @@
 
 #include "base/errmsg.h"
 
-enum mk_isa { MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512, MK_NISA };
+enum mk_isa {
+	MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512,
+	MK_ISA_AVX512BF16,	/* AVX-512 and its BF16 dot products */
+	MK_ISA_AMX,		/* and AMX-BF16 tiles Linux lets us use */
+	MK_NISA
+};
 
 /*
  * The shared table, one line per member: X(member, return type,
@@ -54,6 +59,8 @@ struct mk_kern {
 extern const struct mk_kern mk_kern_generic;
 extern const struct mk_kern mk_kern_avx2;
 extern const struct mk_kern mk_kern_avx512;
+/* An empty row of a level (name only): every member the level below's. */
+#define MK_KERN_ROW_NONE(isa)	{ .name = (isa) }
 
 /*
  * Select the level once: the highest the CPU supports, or the one named by
@@ -69,12 +76,19 @@ const struct mk_kern	*mk_kern(void);
 /* The selected level. */
 enum mk_isa	mk_kern_isa(void);
 
-/* "generic", "avx2" or "avx512"; mk_isa_parse returns -1 if unknown. */
+/* "generic", "avx2", "avx512", "avx512bf16" or "amx"; mk_isa_parse
+ * returns -1 if unknown. */
 const char	*mk_isa_name(enum mk_isa);
 int		 mk_isa_parse(const char *name);
 
-/* Whether this CPU can run the given level. */
+/* Whether this CPU (and for amx, Linux) can run the given level. */
 int	mk_isa_supported(enum mk_isa);
+
+/*
+ * Why this CPU cannot run level isa: a phrase ("the CPU has no AVX-512",
+ * "Linux refused the tile data ..."), or "" where it can.
+ */
+const char	*mk_isa_why_not(enum mk_isa isa);
 
 /* The highest level this CPU can run. */
 enum mk_isa	mk_isa_best(void);

@@ -283,9 +283,35 @@ rows_fold(const struct mk_mdec *p)
 }
 
 /*
+ * Tiles on every shape (amx; MOEKIT_TILE_ROWS=1), or the kernel's own
+ * choice (on 0): the environment as it was.
+ */
+static void
+tiles_everywhere(int on)
+{
+	static char *save;
+	const char *old;
+
+	if (on) {
+		old = getenv("MOEKIT_TILE_ROWS");
+		save = old != NULL ? strdup(old) : NULL;
+		setenv("MOEKIT_TILE_ROWS", "1", 1);
+	} else {
+		if (save != NULL)
+			setenv("MOEKIT_TILE_ROWS", save, 1);
+		else
+			unsetenv("MOEKIT_TILE_ROWS");
+		free(save);
+		save = NULL;
+	}
+}
+
+/*
  * Every path and 1-3 threads on problem p against x's reference, and
  * against the generic path's gout if not NULL (a second opinion); the
  * rows probe on every path reads exactly the rows the reference uses.
+ * The amx path twice: as it chooses, and on its tiles whatever the
+ * shape (its threads 2 and 3).
  */
 static void
 check_all(const struct prob *x, const struct mk_mdec *p,
@@ -297,23 +323,29 @@ check_all(const struct prob *x, const struct mk_mdec *p,
 	uint32_t fold;
 	struct mk_err e;
 	char w[200];
-	int isa, threads;
+	int isa, threads, tiles;
 
 	for (isa = 0; isa < MK_NISA; isa++) {
 		if (!mk_isa_supported((enum mk_isa)isa))
 			continue;
 		for (threads = 1; threads <= 3; threads++) {
+			tiles = isa == MK_ISA_AMX && threads > 1;
 			poison(lse, bh);
 			poison(out, nout);
-			snprintf(w, sizeof(w), "%s %s %s threads %d", what,
+			snprintf(w, sizeof(w), "%s %s %s%s threads %d", what,
 			    mk_mdec_kvt_name(p->dtype, p->fp8),
-			    mk_isa_name((enum mk_isa)isa), threads);
+			    mk_isa_name((enum mk_isa)isa), tiles ?
+			    " (tiles)" : "", threads);
+			if (tiles)
+				tiles_everywhere(1);
 			CU_ASSERT_EQUAL(mk_mdec_run(p, &tab[isa], threads,
 			    lse, out, &e), 0);
 			CU_ASSERT(close_enough(x, lse, out, w));
 			fold = ~want;
 			CU_ASSERT_EQUAL(mk_mdec_read_rows(p, &tab[isa],
 			    threads, &fold, &e), 0);
+			if (tiles)
+				tiles_everywhere(0);
 			if (fold != want)
 				fprintf(stderr, "  %s: rows probe folds "
 				    "%08x, want %08x\n", w, fold, want);

@@ -12,4 +12,14 @@ if ! tensor-cat --isa-list | grep -qx avx512; then
 	[ $? = 2 ] || die "MOEKIT_ISA=avx512 accepted on a CPU without it"
 	grep -q 'not supported by this CPU' err || die "message: $(cat err)"
 fi
+# the tiles: where the CPU (or Linux) does not give them, forcing them is
+# refused, saying why
+if ! tensor-cat --isa-list | grep -qx amx; then
+	MOEKIT_ISA=amx tensor-cat "$m" > /dev/null 2> err
+	[ $? = 2 ] || die "MOEKIT_ISA=amx accepted without AMX"
+	grep -q 'not supported by this CPU (cpu: [a-z0-9]*; [A-Za-z]' err ||
+	    die "message: $(cat err)"
+	tensor-cat -v --emit 3 "$m" 2>&1 >/dev/null | grep -q '; not ' ||
+	    die "-v does not say why the next level is not used"
+fi
 echo done

@@ -1,0 +1,914 @@
+/*
+ * mdec_tile.h - the decode-attention walk of the amx row (mdec_amx.c):
+ * scores and values as products of bf16 tiles with f32 sums, on
+ * AMX-BF16 (TDPBF16PS).  Included after mdec_avx512.h and mdec_kernel.h
+ * (whose mask scan and row addressing it uses).
+ *
+ * Per tile block of up to TB unmasked positions (the mask scan's blocks of
+ * 32 in a row):
+ *   K rows are widened to bf16 rows [TB][DP] (FP8 exactly, by integer
+ *	operations; bf16 as they are; f16 split exactly into hi + lo, two
+ *	rows), V rows to VNNI pairs [TB/2][2 DVP] (positions 2r and 2r+1
+ *	interleaved, as a tile's B operand wants them; the columns then come
+ *	in an order the walk's end undoes, vnni_col);
+ *   scores S^T [TB][16] per tile of eight query rows = K rows x q^T, q
+ *	split into bf16 hi + lo as columns 0-7 and 8-15 (so a score carries
+ *	16 of q's bits, f32's accuracy within 2^-16 of a product's size);
+ *   softmax in f32 on the scores transposed (a head's positions in
+ *	vectors of 16), the running maximum moving only past TAU as in
+ *	mdec_kernel.h; probabilities split into bf16 hi + lo rows, eight
+ *	heads' his then their los, one values tile of 16 rows;
+ *   values O [16][DVP] += P [16][TB] x V [TB][DVP]: the rows hi and lo of
+ *	a head summed at the walk's end.
+ * A product is therefore exact up to f32's rounding of its sums and the
+ * 2^-17 (relative) left of q and p by their two bf16 parts.
+ *
+ * Bytes that the bf16 products cannot carry as the f32 kernels do (an
+ * FP8 NaN or E5M2 infinity, an f16 or bf16 infinity or NaN: their low
+ * parts turn a signed infinity into NaN) are watched for, 64 bytes at a
+ * time; a piece that has one is computed again by the avx512 kernel,
+ * whose arithmetic carries them (tile_walk returns 1).
+ */
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "base/fp8.h"
+#include "base/half.h"
+#include "mdec/mdec.h"
+#include "mdec/mdec_tile_lay.h"
+
+#define TB	MK_TILE_TB
+#define MT	(TB / 16)	/* tiles of positions in a tile block */
+/* position tiles of a lone score tile's step: four, where there are */
+#define MQ	(MT >= 4 ? 4 : 2)
+_Static_assert(TB % BLK == 0 && MT % MQ == 0,
+    "a tile block is a whole number of scan blocks");
+
+/* How K and V bytes are read: a dtype's own way of widening. */
+enum tkind { TK_BF16, TK_F16, TK_E4M3, TK_E5M2 };
+
+/*
+ * What the bf16 rows hold of the true values: E4M3 times 2^-8 (as the
+ * f32 kernels read it: mdec.h, MK_MDEC_FP8_READ), E5M2 times 2^16 (its
+ * exponent moved by an or, above its own bits, so that its subnormals
+ * are bf16 normals: the tile instructions read bf16 subnormals as zero);
+ * q is multiplied by the rest, out divided by it.
+ */
+static inline float
+tile_kfix(int kind)
+{
+	return kind == TK_E5M2 ? 0x1p-16f : 1.0f;
+}
+
+/* The E4M3 and E5M2 subnormals' bf16, by mantissa (a vpermw table). */
+static inline __m512i
+sub_table(int kind)
+{
+	uint16_t t[32] = { 0 };
+	float f;
+	int m;
+
+	for (m = 0; m < (kind == TK_E4M3 ? 8 : 4); m++) {
+		/* E4M3: m 2^-9 read at 2^-8; E5M2: m 2^-16 read at 2^16 */
+		f = kind == TK_E4M3 ? (float)m * 0x1p-17f : (float)m;
+		memcpy(&t[m], (const char *)&f + 2, 2);	/* exact: 3 bits */
+	}
+	return _mm512_loadu_si512(t);
+}
+
+/* A mask of the first n of 32 lanes. */
+static inline __mmask32
+first32(int n)
+{
+	return n >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << n) - 1;
+}
+
+/*
+ * 32 FP8 bytes (nv read, the rest 0) as bf16: sign and bits in place,
+ * the exponent raised by an or, subnormals from the table, 6 operations.
+ */
+INL __m512i
+wide_fp8(const uint8_t *p, int nv, int kind, __m512i sub)
+{
+	const __m256i b = nv >= 32 ? _mm256_loadu_si256((const void *)p) :
+	    _mm256_maskz_loadu_epi8(first32(nv), p);
+	const __m512i x = _mm512_cvtepi8_epi16(b);
+	__m512i r;
+	__mmask32 e0;
+
+	if (kind == TK_E4M3) {
+		r = _mm512_ternarylogic_epi32(_mm512_slli_epi16(x, 4),
+		    _mm512_set1_epi16((short)0x87f0),
+		    _mm512_set1_epi16(0x3800), 0xea);	/* a & b | c */
+		e0 = _mm512_testn_epi16_mask(x, _mm512_set1_epi16(0x78));
+	} else {
+		r = _mm512_ternarylogic_epi32(_mm512_slli_epi16(x, 5),
+		    _mm512_set1_epi16((short)0x8fe0),
+		    _mm512_set1_epi16(0x4000), 0xea);
+		e0 = _mm512_testn_epi16_mask(x, _mm512_set1_epi16(0x7c));
+	}
+	r = _mm512_mask_permutexvar_epi16(r, e0, x, sub);
+	/* the sign back on the table's values: r | x & 0x8000 */
+	return _mm512_ternarylogic_epi32(r, x,
+	    _mm512_set1_epi16((short)0x8000), 0xf8);
+}
+
+/* 32 f16 (nv read) split exactly: hi their top 8 bits, lo the rest. */
+INL __m512i
+wide_f16(const uint16_t *p, int nv, __m512i *lo)
+{
+	const __m512i h = nv >= 32 ? _mm512_loadu_si512(p) :
+	    _mm512_maskz_loadu_epi16(first32(nv), p);
+	const __m512 top = _mm512_castsi512_ps(_mm512_set1_epi32(
+	    (int)0xffff0000));
+	__m512 f0 = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+	__m512 f1 = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
+	__m512 t0 = _mm512_and_ps(f0, top), t1 = _mm512_and_ps(f1, top);
+
+	*lo = (__m512i)_mm512_cvtne2ps_pbh(_mm512_sub_ps(f1, t1),
+	    _mm512_sub_ps(f0, t0));
+	return (__m512i)_mm512_cvtne2ps_pbh(t1, t0);
+}
+
+/*
+ * The bytes of a row that the tiles cannot carry (the file's comment):
+ * n bytes at p, or'd with the sign bits, into the unsigned maxima *acc
+ * (bytes for FP8, 16-bit words else); special() then tells.
+ */
+INL void
+watch(__m512i *acc, const char *p, size_t n, int kind)
+{
+	const int fp8 = kind == TK_E4M3 || kind == TK_E5M2;
+	const __m512i sign = fp8 ? _mm512_set1_epi8((char)0x80) :
+	    _mm512_set1_epi16((short)0x8000);
+	__m512i x;
+	size_t i;
+
+	for (i = 0; i < n; i += 64) {
+		x = n - i >= 64 ? _mm512_loadu_si512(p + i) :
+		    _mm512_maskz_loadu_epi8(((__mmask64)1 << (n - i)) - 1,
+		    p + i);
+		x = _mm512_or_si512(x, sign);
+		*acc = fp8 ? _mm512_max_epu8(*acc, x) :
+		    _mm512_max_epu16(*acc, x);
+	}
+}
+
+/* Whether watch saw a byte the tiles cannot carry. */
+static inline int
+special(__m512i acc, int kind)
+{
+	switch (kind) {
+	case TK_E4M3:	/* 0x7f, 0xff: NaN */
+		return _mm512_cmpeq_epi8_mask(acc, _mm512_set1_epi8(-1)) != 0;
+	case TK_E5M2:	/* exponent 31: infinities, NaN */
+		return _mm512_cmpge_epu8_mask(acc, _mm512_set1_epi8(
+		    (char)0xfc)) != 0;
+	case TK_F16:
+		return _mm512_cmpge_epu16_mask(acc, _mm512_set1_epi16(
+		    (short)0xfc00)) != 0;
+	default:
+		return _mm512_cmpge_epu16_mask(acc, _mm512_set1_epi16(
+		    (short)0xff80)) != 0;
+	}
+}
+
+/* What one walk works with (the parts of its work, mdec_tile_lay.h). */
+struct tw {
+	const struct mk_mdec_task *t;
+	struct mk_tile_lay y;
+	__m512i		 sub;		/* sub_table */
+	int		 DV;		/* columns of the values */
+	char		*base;		/* t->work */
+	uint16_t	*qt, *kb, *vb, *pb;
+	float		*sc, *ob, *mx, *ls;
+};
+
+/* bf16 parts of a K or V row: f16's hi and lo, one else. */
+#define PARTS(kind)	((kind) == TK_F16 ? 2 : 1)
+
+/* K row j's part p, of set b (two blocks in turn); V pair row r's, of
+ * set b (three: a block's V is read a block after its K); the values' A
+ * tile j, of set b (two). */
+#define KROW(w, b, p, j)	((w)->kb + ((size_t)(2 * (b) + (p)) * TB + \
+				    (size_t)(j)) * (size_t)(w)->y.DP)
+#define VROW(w, b, p, r)	((w)->vb + ((size_t)(2 * (b) + (p)) * \
+				    (TB / 2) + (size_t)(r)) * 2 * \
+				    (size_t)(w)->y.DVP)
+#define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
+				    (size_t)(j)) * 16 * TB)
+
+/* 32 elements of a row from element off (nv read) as bf16, and lo. */
+INL __m512i
+wide32(const char *row, int off, int nv, int kind, __m512i sub, __m512i *lo)
+{
+	switch (kind) {
+	case TK_F16:
+		return wide_f16((const uint16_t *)row + off, nv, lo);
+	case TK_BF16:
+		return nv >= 32 ? _mm512_loadu_si512((const uint16_t *)row +
+		    off) : _mm512_maskz_loadu_epi16(first32(nv),
+		    (const uint16_t *)row + off);
+	default:
+		return wide_fp8((const uint8_t *)row + off, nv, kind, sub);
+	}
+}
+
+/*
+ * Two rows' 32 bf16 a, b of columns c.. into V pair row r: lanes of
+ * 128 bits interleaved (vnni_col says which column lands where).
+ */
+INL void
+put_pair(uint16_t *row, int c, __m512i a, __m512i b)
+{
+	_mm512_store_si512(row + 2 * c, _mm512_unpacklo_epi16(a, b));
+	_mm512_store_si512(row + 2 * c + 32, _mm512_unpackhi_epi16(a, b));
+}
+
+/*
+ * Where column c of a values row sums: put_pair's lanes hold, per 128
+ * bits, four columns of the low halves then (in the next 64 bytes) four
+ * of the high ones.  Returns the position of column c in the row.
+ */
+static inline int
+vnni_col(int c)
+{
+	const int g = c & ~31, i = c & 31, q = i / 8, r = i % 8;
+
+	return g + (r < 4 ? 4 * q + r : 16 + 4 * q + r - 4);
+}
+
+/*
+ * q's tiles: tile (j, s) holds, for dim pairs r = 0..15 of dims 32 s..,
+ * 16 columns: rows 8 j .. 8 j + 7 of q (times kfix) split, column k the
+ * high bf16 part of row 8 j + k, column 8 + k its low part.  Rows past G
+ * and dims past D are 0.
+ */
+static void
+q_tiles_bf16(const struct tw *w, float kfix)
+{
+	const struct mk_mdec_task *t = w->t;
+	const int NT = w->y.NT, DS = w->y.DS;
+	uint16_t *tile, h, l;
+	float x, xh;
+	uint32_t u;
+	int j, s, r, c, e, g, d;
+
+	for (j = 0; j < NT; j++)
+		for (s = 0; s < DS; s++) {
+			tile = w->qt + ((size_t)j * (size_t)DS + (size_t)s) *
+			    512;
+			for (r = 0; r < 16; r++)
+				for (c = 0; c < 8; c++)
+					for (e = 0; e < 2; e++) {
+						g = 8 * j + c;
+						d = 32 * s + 2 * r + e;
+						x = g < t->G && d < t->D ?
+						    t->q[(size_t)g * t->ld +
+						    (size_t)d] * kfix : 0;
+						h = mk_f32_to_bf16(x);
+						u = (uint32_t)h << 16;
+						memcpy(&xh, &u, 4);
+						l = mk_f32_to_bf16(x - xh);
+						tile[r * 32 + 2 * c + e] = h;
+						tile[r * 32 + 2 * (8 + c) + e] =
+						    l;
+					}
+		}
+}
+
+/* Which q a walk's tiles were made from (at y.key): pieces of one row
+ * that a thread walks in turn make them once. */
+struct qkey {
+	const float	*q;
+	int		 G, D, ld, kind;
+};
+
+static void
+q_tiles(const struct tw *w, int kind)
+{
+	struct qkey k = { w->t->q, w->t->G, w->t->D, w->t->ld, kind },
+	    *at = (struct qkey *)(void *)(w->base + w->y.key);
+
+	if (memcmp(at, &k, sizeof(k)) == 0)
+		return;
+	q_tiles_bf16(w, tile_kfix(kind));
+	*at = k;
+}
+
+/*
+ * The tiles: 0-3 sums (C), 4-5 A, 6-7 B, each 16 rows of 64 bytes;
+ * loaded once a walk (the configuration is the thread's).
+ */
+static void
+tile_config(const struct tw *w)
+{
+	uint8_t *cfg = (uint8_t *)(w->base + w->y.cfg);
+	int i;
+
+	memset(cfg, 0, 64);
+	cfg[0] = 1;			/* palette 1 */
+	for (i = 0; i < 8; i++) {
+		cfg[16 + 2 * i] = 64;	/* colsb, little-endian u16 */
+		cfg[48 + i] = 16;	/* rows */
+	}
+	_tile_loadconfig(cfg);
+}
+
+/*
+ * The tile products of a stage, a step at a time, so that the widening
+ * of the next block runs between the steps (the tiles work on their own
+ * while the vector units widen: issued in one burst, the products filled
+ * the tiles' queue and held every instruction behind them).  Scores of
+ * K's set kset, then the values of V's set vset and P's set pset (if
+ * vals): a step is one K-step of four sums held in tiles 0-3.
+ */
+struct tick {
+	int	 phase;		/* 0 scores, 1 values, 2 done */
+	int	 j, m, s;	/* scores: tiles j (j + 1), positions 16 m..,
+				 * K-step s; values: tiles j (j + 1),
+				 * columns 16 m.., K-step s */
+	int	 kset, vset, pset, vals;
+	int	 acc, C, T;	/* pacing: T steps over C calls of tick */
+};
+
+/* Sums tile r (a constant) at o, rows os bytes apart, where r < n. */
+#define C_LOAD(r, n, o, os)	do {					\
+		if ((r) < (n))						\
+			_tile_loadd(r, o, os);				\
+	} while (0)
+#define C_STORE(r, n, o, os)	do {					\
+		if ((r) < (n))						\
+			_tile_stored(r, o, os);				\
+	} while (0)
+
+/*
+ * Score step: per pair of score tiles j, j + 1 and pair of position
+ * tiles, four sums (2 A and 2 B loads for four products); a lone score
+ * tile takes four position tiles against its one B.
+ */
+INL void
+score_step(const struct tw *w, struct tick *k, int kind)
+{
+	const int NT = w->y.NT, DS = w->y.DS, two = k->j + 1 < NT;
+	const size_t ks = (size_t)w->y.DP * 2, qs = (size_t)DS * 512;
+	const uint16_t *q = w->qt + (size_t)k->j * qs + (size_t)k->s * 512;
+	float *s0 = w->sc + (size_t)k->j * TB * 16 + 16 * 16 * k->m;
+	int p;
+
+	if (k->s == 0) {
+		_tile_zero(0);
+		_tile_zero(1);
+		_tile_zero(2);
+		_tile_zero(3);
+	}
+	_tile_loadd(6, q, 64);
+	if (two)
+		_tile_loadd(7, q + qs, 64);
+	for (p = 0; p < PARTS(kind); p++) {
+		const uint16_t *a = KROW(w, k->kset, p, 16 * k->m) + 32 * k->s;
+
+		_tile_loadd(4, a, ks);
+		_tile_loadd(5, a + 16 * w->y.DP, ks);
+		_tile_dpbf16ps(0, 4, 6);
+		_tile_dpbf16ps(1, 5, 6);
+		if (two) {
+			_tile_dpbf16ps(2, 4, 7);
+			_tile_dpbf16ps(3, 5, 7);
+			continue;
+		}
+		if (MQ < 4)
+			continue;
+		_tile_loadd(4, a + 32 * w->y.DP, ks);
+		_tile_loadd(5, a + 48 * w->y.DP, ks);
+		_tile_dpbf16ps(2, 4, 6);
+		_tile_dpbf16ps(3, 5, 6);
+	}
+	if (++k->s < DS)
+		return;
+	_tile_stored(0, s0, 64);
+	_tile_stored(1, s0 + 16 * 16, 64);
+	if (two) {
+		_tile_stored(2, s0 + TB * 16, 64);
+		_tile_stored(3, s0 + TB * 16 + 16 * 16, 64);
+	} else if (MQ == 4) {
+		_tile_stored(2, s0 + 2 * 16 * 16, 64);
+		_tile_stored(3, s0 + 3 * 16 * 16, 64);
+	}
+	k->s = 0;
+	if ((k->m += two ? 2 : MQ) < MT)
+		return;
+	k->m = 0;
+	if ((k->j += 2) < NT)
+		return;
+	k->j = 0;
+	k->phase = k->vals ? 1 : 2;
+}
+
+/*
+ * Values step: the sums of four C tiles held over the block's TB / 32
+ * K-steps, a pair of value tiles by a pair of column tiles (2 A and 2 B
+ * loads for four products), or a lone value tile by four column tiles.
+ */
+INL void
+value_step(const struct tw *w, struct tick *k, int kind)
+{
+	const int NT = w->y.NT, NV = w->y.DVP / 16, DVP = w->y.DVP;
+	const int two = k->j + 1 < NT, step = two ? 2 : 4;
+	const int nc = NV - k->m < step ? NV - k->m : step;
+	const int n2 = two ? nc + 2 : nc;	/* C 2, 3 in use where < n2 */
+	const size_t os = (size_t)DVP * 4, ps = TB * 2;
+	const uint16_t *a = PTILE(w, k->pset, k->j) + 32 * k->s;
+	float *o = w->ob + (size_t)k->j * 16 * DVP + 16 * k->m;
+	/* C 0, 1: tile j, columns m, m + 1; 2, 3: tile j + 1 (two), or
+	 * columns m + 2, m + 3 */
+	float *o2 = two ? o + (size_t)16 * DVP : o + 32;
+	int p;
+
+	if (k->s == 0) {
+		C_LOAD(0, nc, o, os);
+		C_LOAD(1, nc, o + 16, os);
+		C_LOAD(2, n2, o2, os);
+		C_LOAD(3, n2, o2 + 16, os);
+	}
+	_tile_loadd(4, a, ps);
+	if (two)
+		_tile_loadd(5, a + 16 * TB, ps);
+	for (p = 0; p < PARTS(kind); p++) {
+		const uint16_t *v = VROW(w, k->vset, p, 16 * k->s) + 32 * k->m;
+
+		_tile_loadd(6, v, os);
+		_tile_dpbf16ps(0, 4, 6);
+		if (two)
+			_tile_dpbf16ps(2, 5, 6);
+		if (nc > 1) {
+			_tile_loadd(7, v + 32, os);
+			_tile_dpbf16ps(1, 4, 7);
+			if (two)
+				_tile_dpbf16ps(3, 5, 7);
+		}
+		if (two || nc < 3)
+			continue;
+		_tile_loadd(6, v + 64, os);
+		_tile_dpbf16ps(2, 4, 6);
+		if (nc > 3) {
+			_tile_loadd(7, v + 96, os);
+			_tile_dpbf16ps(3, 4, 7);
+		}
+	}
+	if (++k->s < TB / 32)
+		return;
+	C_STORE(0, nc, o, os);
+	C_STORE(1, nc, o + 16, os);
+	C_STORE(2, n2, o2, os);
+	C_STORE(3, n2, o2 + 16, os);
+	k->s = 0;
+	if ((k->m += step) < NV)
+		return;
+	k->m = 0;
+	if ((k->j += 2) < NT)
+		return;
+	k->phase = 2;
+}
+
+/* Steps of a stage (score_step's and value_step's loops, counted). */
+static int
+tick_steps(const struct tw *w, int vals)
+{
+	const int NT = w->y.NT, NV = w->y.DVP / 16;
+	int j, n = 0, st;
+
+	for (j = 0; j < NT; j += 2) {
+		st = j + 1 < NT ? 2 : MQ;
+		n += MT / st * w->y.DS;
+		st = j + 1 < NT ? 2 : 4;
+		if (vals)
+			n += (NV + st - 1) / st * (TB / 32);
+	}
+	return n;
+}
+
+/* One step of the stage, if any is left. */
+INL void
+tick_one(const struct tw *w, struct tick *k, int kind)
+{
+	if (k->phase == 0)
+		score_step(w, k, kind);
+	else if (k->phase == 1)
+		value_step(w, k, kind);
+}
+
+/* A call of the pacer: the stage's T steps spread over its C calls. */
+INL void
+tick(const struct tw *w, struct tick *k, int kind)
+{
+	for (k->acc += k->T; k->acc >= k->C && k->phase < 2; k->acc -= k->C)
+		tick_one(w, k, kind);
+}
+
+/* The steps the calls left. */
+INL void
+tick_drain(const struct tw *w, struct tick *k, int kind)
+{
+	while (k->phase < 2)
+		tick_one(w, k, kind);
+}
+
+/*
+ * A stage: the scores of K's set kset (if sc), then the values of V's
+ * set vset and P's set pset (if vals), paced over C calls of tick.
+ */
+static void
+tick_start(struct tick *k, const struct tw *w, int kset, int vset,
+    int pset, int sc, int vals, int C)
+{
+	memset(k, 0, sizeof(*k));
+	k->kset = kset;
+	k->vset = vset;
+	k->pset = pset;
+	k->vals = vals;
+	k->phase = sc ? 0 : vals ? 1 : 2;
+	k->C = C > 0 ? C : 1;
+	k->T = tick_steps(w, vals) - (sc ? 0 : tick_steps(w, 0));
+}
+
+/* Calls of tick a block's widening makes. */
+static int
+widen_calls(const struct tw *w)
+{
+	return TB / 2 * (w->y.DP / 32);
+}
+
+/*
+ * Block i's rows kr[0..TB) widened into its buffer sets, two positions
+ * at a time: K rows into K's set i % 2, and V into V's set i % 3 as VNNI
+ * pairs, from its own rows or, for MLA (mla: V is K's rows), from the
+ * same registers; the stage's steps between (tick).
+ */
+INL void
+widen(const struct tw *w, int i, const char *const *kr,
+    const char *const *vr, int mla, struct tick *tk, int kind)
+{
+	const int D = w->t->D, DP = w->y.DP, DVP = w->y.DVP;
+	const __m512i sub = w->sub;
+	__m512i a, b, al = _mm512_setzero_si512(), bl = al;
+	uint16_t *k0, *k1, *v0, *v1;
+	int r, c;
+
+	for (r = 0; r < TB / 2; r++) {
+		k0 = KROW(w, i & 1, 0, 2 * r);
+		k1 = KROW(w, i & 1, 1, 2 * r);
+		v0 = VROW(w, i % 3, 0, r);
+		v1 = VROW(w, i % 3, 1, r);
+		for (c = 0; c < DP; c += 32) {
+			a = wide32(kr[2 * r], c, D - c, kind, sub, &al);
+			b = wide32(kr[2 * r + 1], c, D - c, kind, sub, &bl);
+			_mm512_store_si512(k0 + c, a);
+			_mm512_store_si512(k0 + DP + c, b);
+			if (PARTS(kind) > 1) {
+				_mm512_store_si512(k1 + c, al);
+				_mm512_store_si512(k1 + DP + c, bl);
+			}
+			if (c < DVP) {
+				if (!mla) {
+					a = wide32(vr[2 * r], c, D - c, kind,
+					    sub, &al);
+					b = wide32(vr[2 * r + 1], c, D - c,
+					    kind, sub, &bl);
+				}
+				put_pair(v0, c, a, b);
+				if (PARTS(kind) > 1)
+					put_pair(v1, c, al, bl);
+			}
+			tick(w, tk, kind);
+		}
+	}
+}
+
+/*
+ * Sixteen vectors transposed in place (v[i] lane c -> v[c] lane i), in
+ * 64 shuffles: pairs of rows interleaved, then pairs of pairs (u[4 a + b]
+ * holds, in 128-bit lane L, column 4 L + b of rows 4 a .. 4 a + 3), then
+ * the 128-bit lanes of u[b], u[4 + b], u[8 + b], u[12 + b] as a 4 x 4.
+ */
+INL void
+transpose16(__m512 *v)
+{
+	__m512 t[16], u[16], y[4];
+	int i, b;
+
+#pragma GCC unroll 8
+	for (i = 0; i < 16; i += 2) {
+		t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+		t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+	}
+#pragma GCC unroll 4
+	for (i = 0; i < 16; i += 4) {
+		u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(
+		    t[i]), _mm512_castps_pd(t[i + 2])));
+		u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+		u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+		u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+	}
+#pragma GCC unroll 4
+	for (b = 0; b < 4; b++) {
+		y[0] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0x44);
+		y[1] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0xee);
+		y[2] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0x44);
+		y[3] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0xee);
+		v[b] = _mm512_shuffle_f32x4(y[0], y[2], 0x88);
+		v[4 + b] = _mm512_shuffle_f32x4(y[0], y[2], 0xdd);
+		v[8 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0x88);
+		v[12 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0xdd);
+	}
+}
+
+/* f32 of the 16 bf16 in the low (h 0) or high (h 1) half of x. */
+INL __m512
+bf16_f32(__m512i x, int h)
+{
+	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
+	    h ? _mm512_extracti64x4_epi64(x, 1) : _mm512_castsi512_si256(x)),
+	    16));
+}
+
+/* The rare path: head row's maximum moves to bm; its sums rescaled. */
+static void
+tile_new_max(const struct tw *w, int row, float bm)
+{
+	const int j = row / 8, k = row % 8, DVP = w->y.DVP;
+	const float alpha = w->mx[row] - bm < -125.0f ? 0.0f :
+	    exp2f(w->mx[row] - bm);
+	float *hi = w->ob + ((size_t)j * 16 + (size_t)k) * (size_t)DVP;
+	float *lo = hi + (size_t)8 * DVP;
+	int d;
+
+	for (d = 0; d < DVP; d++) {
+		hi[d] *= alpha;
+		lo[d] *= alpha;
+	}
+	for (d = 0; d < 16; d++)
+		w->ls[(size_t)row * 16 + (size_t)d] *= alpha;
+	w->mx[row] = bm;
+}
+
+/*
+ * The softmax of score tile j's block of nb positions into P's set b:
+ * its scores transposed (st: column c's positions in a row), then per
+ * head its TB scores (columns k and 8 + k summed, -inf past nb), the
+ * maximum moved if past TAU, the probabilities into the values' A tile
+ * as hi and lo rows, and their sums.
+ */
+INL void
+softmax(const struct tw *w, int b, int j, int nb)
+{
+	const float *s = w->sc + (size_t)j * TB * 16;
+	const __m512 ninf = _mm512_set1_ps(-INFINITY);
+	float *st = (float *)(void *)(w->base + w->y.st);
+	uint16_t *a = PTILE(w, b, j);
+	__m512 v[16], x[MT], mx, m, p0, p1, sum;
+	__m512i hi, lo;
+	float bm;
+	int i, k, c, row;
+
+	for (i = 0; i < MT; i++) {
+		for (c = 0; c < 16; c++)
+			v[c] = _mm512_load_ps(s + (16 * i + c) * 16);
+		transpose16(v);
+		for (c = 0; c < 16; c++)
+			_mm512_store_ps(st + c * TB + 16 * i, v[c]);
+	}
+	for (k = 0; k < 8; k++) {
+		row = 8 * j + k;
+		if (row >= w->t->G) {	/* rows past G: nothing */
+			memset(a + (size_t)k * TB, 0, TB * 2);
+			memset(a + (size_t)(8 + k) * TB, 0, TB * 2);
+			continue;
+		}
+		mx = ninf;
+		for (i = 0; i < MT; i++) {
+			x[i] = _mm512_add_ps(_mm512_load_ps(st + k * TB + 16 *
+			    i), _mm512_load_ps(st + (8 + k) * TB + 16 * i));
+			if (16 * i + 16 > nb)
+				x[i] = _mm512_mask_blend_ps(16 * i >= nb ? 0 :
+				    (__mmask16)((1u << (nb - 16 * i)) - 1),
+				    ninf, x[i]);
+			mx = _mm512_max_ps(mx, x[i]);
+		}
+		bm = _mm512_reduce_max_ps(mx);
+		if (bm > w->mx[row] + TAU)
+			tile_new_max(w, row, bm);
+		m = _mm512_set1_ps(w->mx[row]);
+		sum = _mm512_load_ps(w->ls + (size_t)row * 16);
+		for (i = 0; i < MT; i += 2) {
+			p0 = vexp2(_mm512_sub_ps(x[i], m));
+			p1 = vexp2(_mm512_sub_ps(x[i + 1], m));
+			sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
+			hi = (__m512i)_mm512_cvtne2ps_pbh(p1, p0);
+			lo = (__m512i)_mm512_cvtne2ps_pbh(_mm512_sub_ps(p1,
+			    bf16_f32(hi, 1)), _mm512_sub_ps(p0,
+			    bf16_f32(hi, 0)));
+			_mm512_store_si512(a + (size_t)k * TB + 16 * i, hi);
+			_mm512_store_si512(a + (size_t)(8 + k) * TB + 16 * i,
+			    lo);
+		}
+		_mm512_store_ps(w->ls + (size_t)row * 16, sum);
+	}
+}
+
+/* The walk's scratch in t->work, its sums zero, its q tiles made. */
+INL void
+tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
+{
+	const int DV = t->dv > 0 && t->dv < t->D ? t->dv : t->D;
+	int i;
+
+	w->t = t;
+	w->DV = DV;
+	w->y = mk_tile_lay(t->G, t->D, DV);
+	w->sub = sub_table(kind);
+	w->base = (char *)t->work;
+	w->qt = (uint16_t *)(void *)(w->base + w->y.qt);
+	w->kb = (uint16_t *)(void *)(w->base + w->y.kb);
+	w->vb = (uint16_t *)(void *)(w->base + w->y.vb);
+	w->pb = (uint16_t *)(void *)(w->base + w->y.pb);
+	w->sc = (float *)(void *)(w->base + w->y.sc);
+	w->ob = (float *)(void *)(w->base + w->y.ob);
+	w->mx = (float *)(void *)(w->base + w->y.mx);
+	w->ls = (float *)(void *)(w->base + w->y.ls);
+	q_tiles(w, kind);
+	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.DVP * 4);
+	memset(w->ls, 0, (size_t)w->y.NT * 8 * 64);
+	for (i = 0; i < w->y.NT * 8; i++)
+		w->mx[i] = -INFINITY;
+}
+
+/* The walk's end: each head's hi and lo sums, in column order. */
+static void
+tile_end(const struct tw *w, int kind)
+{
+	const struct mk_mdec_task *t = w->t;
+	/* V's rows hold its values times 1 / kfix, as K's do */
+	const float of = tile_kfix(kind);
+	const float *hi, *lo;
+	float l;
+	int g, d, c;
+
+	for (g = 0; g < t->G; g++) {
+		hi = w->ob + ((size_t)(g / 8) * 16 + (size_t)(g % 8)) *
+		    (size_t)w->y.DVP;
+		lo = hi + (size_t)8 * w->y.DVP;
+		for (d = 0; d < t->ld; d++) {
+			c = vnni_col(d);
+			t->acc[(size_t)g * t->ld + (size_t)d] = d < w->DV ?
+			    (hi[c] + lo[c]) * of : 0;
+		}
+		for (l = 0, c = 0; c < 16; c++)
+			l += w->ls[(size_t)g * 16 + (size_t)c];
+		t->l[g] = l;
+		t->m[g] = l == 0 ? -INFINITY : w->mx[g];
+	}
+}
+
+/*
+ * The next tile block of the scan: up to TB unmasked positions, the
+ * scan's blocks of BLK in a row, into idx; returns how many.
+ */
+INL int
+tile_scan(struct scan *sc, size_t *idx)
+{
+	int n = 0, got;
+
+	do {
+		got = scan_block(sc, idx + n);
+		n += got;
+	} while (got == BLK && n < TB);
+	return n;
+}
+
+/*
+ * Tile block i (idx[0..nb))'s rows widened into its buffer sets (rows
+ * past nb are the block's first again: computed, then ignored), watched
+ * for bytes the tiles cannot carry (into *seen), and the next block's
+ * (ahead, na) prefetched; the steps of stage tk between.
+ */
+INL void
+tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
+    const size_t *ahead, int na, __m512i *seen, struct tick *tk, int kind)
+{
+	const struct mk_mdec_task *t = w->t;
+	const size_t rb = (size_t)t->D * (kind == TK_E4M3 || kind ==
+	    TK_E5M2 ? 1 : 2);
+	const char *kr[TB], *vr[TB];
+	int j;
+
+	if (na > 0)
+		prefetch_rows(t, ahead, na, rb);
+	for (j = 0; j < TB; j += BLK)
+		if (j < nb)
+			block_rows(t, idx + j, nb - j < BLK ? nb - j : BLK,
+			    kr + j, vr + j, 1);
+		else
+			block_rows(t, idx, 1, kr + j, vr + j, 1);
+	for (j = 0; j < nb; j++) {
+		watch(seen, kr[j], rb, kind);
+		if (vr[j] != kr[j])
+			watch(seen, vr[j], rb, kind);
+	}
+	widen(w, i, kr, vr, vr[0] == kr[0], tk, kind);
+}
+
+/*
+ * One task's walk, for K/V kind (a constant where inlined: a copy a
+ * kind); returns 1 where a byte the tiles cannot carry was seen (the
+ * caller computes the piece again by the avx512 kernel).  The blocks go
+ * through in a pipeline, so that what the tiles read was stored a stage
+ * before (a tile load waits for the stores of what it reads to reach
+ * the cache: no store forwards to it): block i + 1 widened, then block
+ * i's scores, block i - 1's values, block i's softmax.
+ */
+INL int
+tile_walk(const struct mk_mdec_task *t, int kind)
+{
+	struct scan sc = { t->mask, t->n, 0, 0, 0 };
+	size_t idx[3][TB];
+	__m512i seen = _mm512_setzero_si512();
+	struct tick tk;
+	struct tw w;
+	int nb[3], i, j;
+
+	tile_start(&w, t, kind);
+	tile_config(&w);
+	/* slot i % 3 holds block i: widened at i - 1, its values at i + 1 */
+	nb[0] = tile_scan(&sc, idx[0]);
+	nb[1] = nb[0] == TB ? tile_scan(&sc, idx[1]) : 0;
+	tick_start(&tk, &w, 0, 0, 0, 0, 0, 1);
+	if (nb[0] > 0)
+		tile_rows(&w, 0, idx[0], nb[0], idx[1], nb[1], &seen, &tk,
+		    kind);
+	for (i = 0; nb[i % 3] > 0; i++) {
+		const int c = i % 3, n = (i + 1) % 3, a = (i + 2) % 3;
+
+		nb[a] = nb[n] == TB ? tile_scan(&sc, idx[a]) : 0;
+		/* block i's scores and block i - 1's values, between the
+		 * widening of block i + 1 */
+		tick_start(&tk, &w, i & 1, (i - 1 + 3) % 3, (i - 1) & 1, 1,
+		    i > 0, nb[n] > 0 ? widen_calls(&w) : 1);
+		if (nb[n] > 0)
+			tile_rows(&w, i + 1, idx[n], nb[n], idx[a], nb[a],
+			    &seen, &tk, kind);
+		tick_drain(&w, &tk, kind);
+		for (j = 0; j < w.y.NT; j++)
+			softmax(&w, i & 1, j, nb[c]);
+	}
+	if (i > 0) {
+		tick_start(&tk, &w, 0, (i - 1) % 3, (i - 1) & 1, 0, 1, 1);
+		tick_drain(&w, &tk, kind);
+	}
+	_tile_release();
+	if (special(seen, kind))
+		return 1;
+	tile_end(&w, kind);
+	return 0;
+}
+
+/* The walk's copies, one a kind of K/V rows. */
+static __attribute__((noinline)) int
+walk_bf16(const struct mk_mdec_task *t)
+{
+	return tile_walk(t, TK_BF16);
+}
+
+static __attribute__((noinline)) int
+walk_f16(const struct mk_mdec_task *t)
+{
+	return tile_walk(t, TK_F16);
+}
+
+static __attribute__((noinline)) int
+walk_e4m3(const struct mk_mdec_task *t)
+{
+	return tile_walk(t, TK_E4M3);
+}
+
+static __attribute__((noinline)) int
+walk_e5m2(const struct mk_mdec_task *t)
+{
+	return tile_walk(t, TK_E5M2);
+}
+
+static int
+tile_walk_kind(const struct mk_mdec_task *t, int kind)
+{
+	switch (kind) {
+	case TK_BF16:	return walk_bf16(t);
+	case TK_F16:	return walk_f16(t);
+	case TK_E4M3:	return walk_e4m3(t);
+	default:	return walk_e5m2(t);
+	}
+}

@@ -1,0 +1,81 @@
+/*
+ * mdec_tile_lay.h - where the tile kernels (mdec_tile.h: the avx512bf16
+ * and amx rows) keep their scratch in a task's work buffer; plain C, so
+ * that mdec_kern.c sizes the buffer by the same arithmetic.
+ *
+ * A walk computes blocks of TB positions.  Query rows go eight to a tile
+ * of scores, as 16 columns: eight rows' bf16 high parts and their low
+ * parts (the f32 q split in two, hi + lo), so NT = ceil(G / 8) tiles;
+ * the values' rows likewise (probabilities hi and lo).  Every part is 64
+ * bytes aligned.
+ */
+#ifndef MK_MDEC_TILE_LAY_H
+#define MK_MDEC_TILE_LAY_H
+
+#include <stddef.h>
+
+/*
+ * Positions of a tile block: several of the mask scan's blocks (32), so
+ * that the values' sums stay in tiles over TB / 32 steps of their K
+ * dimension (a tile's 32 bf16) between their loads and stores.
+ */
+#define MK_TILE_TB	128
+
+struct mk_tile_lay {
+	int	 NT;		/* tiles of eight query rows */
+	int	 DS;		/* K-steps of the scores: D / 32, rounded up */
+	int	 DP;		/* D rounded up to 32: bf16 row stride of kb */
+	int	 DVP;		/* DV rounded up to 32 */
+	size_t	 cfg;		/* the AMX tile configuration (64 bytes) */
+	size_t	 key;		/* which q the q tiles hold (struct qkey) */
+	size_t	 qt;		/* [NT][DS] tiles of q: 16 dim pairs x 16
+				 * columns (VNNI), 1 KiB each */
+	size_t	 kb;		/* [2][2][TB][DP] bf16: K rows (f16: hi,
+				 * lo), for two blocks in turn */
+	size_t	 vb;		/* [3][2][TB/2][2 DVP] bf16: V rows, pairs
+				 * of positions interleaved (VNNI), for
+				 * three blocks in turn */
+	size_t	 sc;		/* [NT][TB][16] f32: the block's scores */
+	size_t	 st;		/* [16][TB] f32: one tile's, transposed */
+	size_t	 pb;		/* [2][NT][16][TB] bf16: probabilities,
+				 * rows hi then lo, two blocks */
+	size_t	 ob;		/* [NT][16][DVP] f32: the values' sums */
+	size_t	 mx;		/* [NT * 8] f32: running maxima */
+	size_t	 ls;		/* [NT * 8][16] f32: running sums, by lane */
+	size_t	 bytes;		/* all of it */
+};
+
+static inline size_t
+mk_tile_up(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static inline struct mk_tile_lay
+mk_tile_lay(int G, int D, int DV)
+{
+	struct mk_tile_lay y;
+	size_t o = 0;
+
+	y.NT = (G + 7) / 8;
+	y.DS = (D + 31) / 32;
+	y.DP = y.DS * 32;
+	y.DVP = (DV + 31) / 32 * 32;
+#define MK_TILE_PART(m, n)	(y.m = o, o += mk_tile_up(n))
+	MK_TILE_PART(cfg, 64);
+	MK_TILE_PART(key, 64);
+	MK_TILE_PART(qt, (size_t)y.NT * (size_t)y.DS * 1024);
+	MK_TILE_PART(kb, 4 * (size_t)MK_TILE_TB * (size_t)y.DP * 2);
+	MK_TILE_PART(vb, 6 * (size_t)MK_TILE_TB * (size_t)y.DVP * 2);
+	MK_TILE_PART(sc, (size_t)y.NT * MK_TILE_TB * 64);
+	MK_TILE_PART(st, (size_t)16 * MK_TILE_TB * 4);
+	MK_TILE_PART(pb, 2 * (size_t)y.NT * 16 * MK_TILE_TB * 2);
+	MK_TILE_PART(ob, (size_t)y.NT * 16 * (size_t)y.DVP * 4);
+	MK_TILE_PART(mx, (size_t)y.NT * 8 * 4);
+	MK_TILE_PART(ls, (size_t)y.NT * 8 * 64);
+#undef MK_TILE_PART
+	y.bytes = o;
+	return y;
+}
+
+#endif
