@@ -71,6 +71,8 @@ static struct mk_opt opts[MK_MDECODE_NOPT] = {
 	    "median (default 11)", NULL },
 	O(SEED) = { MK_OPT_VALUE, NULL, "seed", "N", "bench random seed "
 	    "(default 0)", NULL },
+	O(QTOK) = { MK_OPT_VALUE, NULL, "q-tokens", "LIST", "bench query "
+	    "tokens a sequence, 1 to 16 (default 1)", NULL },
 	O(FILE) = { MK_OPT_OPERAND, NULL, NULL, "FILE", "tensor stream q, k, "
 	    "v[, mask] (default: stdin)", NULL },
 };
@@ -86,7 +88,7 @@ static const struct mk_usage usage = {
 	    "       mdecode --bench [--plot FILE.svg]|--bench-kernel [--bsz LIST] "
 	    "[--q-heads N] "
 	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "
-	    "[--dtype LIST] [--v-dim DV] [--mask-density LIST] "
+	    "[--dtype LIST] [--v-dim DV] [--q-tokens LIST] [--mask-density LIST] "
 	    "[--kv-layout LIST] "
 	    "[--block-size N] [--isa LIST] [--threads LIST] "
 	    "[--reps N] [--seed N] [-o FILE]",

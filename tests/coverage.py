@@ -5,8 +5,8 @@
 
 From gcov's JSON (gcc's gcov, --json-format) of every object of lib/:
 each folder's lines executed, and every kernel copy of MK_MDEC_VARIANTS
-(the heads* functions) in every dtype file of every kernel level, called
-or not.  A level this CPU cannot run is listed, not judged.  Exits 1 if
+(the heads* functions) in every dtype file of every kernel level, and
+the amx row's walks (walk_*: a kind of K/V rows each), called or not.  A level this CPU cannot run is listed, not judged.  Exits 1 if
 a copy of a level this CPU runs was never called.
 """
 import glob
@@ -56,9 +56,12 @@ def main():
                     key = (name, ln["line_number"])
                     seen[key] = seen.get(key, False) or ln["count"] > 0
                 for fn in f["functions"]:
-                    if folder == "mdec" and re.match(r"heads[0-9](_[0-9]+)?$",
-                                                     fn["name"]):
-                        lvl = ("avx512" if "avx512" in base else "avx2"
+                    if folder == "mdec" and (re.match(
+                            r"heads[0-9](_[0-9]+)?$", fn["name"]) or
+                            (base == "mdec_amx" and
+                             fn["name"].startswith("walk_"))):
+                        lvl = ("amx" if "amx" in base else "avx512" if
+                               "avx512" in base else "avx2"
                                if "avx2" in base else "generic")
                         copies.append((base + ".c", lvl, fn["name"],
                                        fn["execution_count"]))
@@ -69,7 +72,7 @@ def main():
         print("  lib/%-8s %5.1f %% of %d lines" % (
             folder, 100.0 * sum(v.values()) / max(1, len(v)), len(v)))
     bad = 0
-    print("kernel copies (MK_MDEC_VARIANTS) called, by file:")
+    print("kernel copies (MK_MDEC_VARIANTS, amx's walks) called, by file:")
     for src, lvl, fn, n in sorted(copies):
         if n > 0:
             what = "called %d times" % n

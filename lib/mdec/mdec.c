@@ -526,9 +526,6 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 {
 	const int G = p->QH / p->KH, ld = (p->D + 15) & ~15;
 	const int64_t rows = (int64_t)p->B * p->KH;
-	/* a walk's work, in floats: a multiple of 64 bytes */
-	const size_t wn = ((k != NULL ? k : mk_mdec_kern())->mdec_work(G,
-	    p->D) + 15) & ~(size_t)15;
 	struct layout y = state_layout(G, ld);
 	struct plan pl = { NULL, NULL, 0, 0, 1 };
 	struct runctx x;
@@ -536,12 +533,15 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 	double *macc = NULL;
 	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
 	int rc = -1, l2, tr;
+	size_t wn;
 	int64_t h;
 
 	if (k == NULL)
 		k = mk_mdec_kern();
 	if ((l2 = mk_mdec_paged_l2(e)) < 0 || (tr = mk_mdec_tile_rows(e)) < 0)
 		return -1;
+	/* a walk's work, in floats: a multiple of 64 bytes */
+	wn = (k->mdec_work(G, p->D, p->dtype, tr) + 15) & ~(size_t)15;
 	if (make_plan(p, run_chunks(p, T), &pl) != 0 ||
 	    (qs = scaled_q(p, ld)) == NULL ||
 	    /* not zeroed: each piece's walk writes its state whole (one
@@ -717,19 +717,44 @@ static size_t row_at(const struct mk_mdec *p, int64_t j, int64_t pos);
 static double score(const struct mk_mdec *p, size_t qo, size_t kr);
 
 /*
- * The positions of the Q query tokens of row r (b, h) that only the
- * later tokens see, len - Q + 1 to len - Q + i for token i, added to the
- * answer (lse, out) of the positions they all see, by log-sum-exp, in
- * double: the answer of those positions counts as one weight exp(lse)
- * of value out.
+ * The positions only the later query tokens see of kv row (b, kh), the
+ * sequence's len - Q + 1 .. len - 1: their K and V rows in double, kt and
+ * vt [Q - 1][D], and whether each is masked (ms).  Read once for all the
+ * kv head's query heads and tokens.
  */
 static void
-add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
+tail_rows(const struct mk_mdec *p, int64_t b, int kh, double *kt,
+    double *vt, uint8_t *ms)
 {
-	const int Q = p->Q, D = p->D, G = p->QH / p->KH;
-	const int64_t j = b * p->KH + h / G, first = mk_mdec_len(p, b) - Q + 1;
-	double s[MK_MDEC_MAX_Q], m, w, sum, acc;
-	size_t r, kr;
+	const int64_t j = b * p->KH + kh, first = mk_mdec_len(p, b) - p->Q + 1;
+	size_t kr;
+	int t, d;
+
+	for (t = 0; t < p->Q - 1; t++) {
+		ms[t] = (uint8_t)masked(p, j, first + t);
+		kr = row_at(p, j, first + t);
+		for (d = 0; d < p->D; d++) {
+			kt[(size_t)t * (size_t)p->D + (size_t)d] = ms[t] ? 0 :
+			    elem(p, p->k, kr + (size_t)d);
+			vt[(size_t)t * (size_t)p->D + (size_t)d] = ms[t] ? 0 :
+			    elem(p, p->v, kr + (size_t)d);
+		}
+	}
+}
+
+/*
+ * Those positions added, for each query token of head h of sequence b,
+ * to the answer (lse, out) of the positions all tokens see, by
+ * log-sum-exp, in double: token i sees the first i of them, and the
+ * answer of the rest counts as one weight exp(lse) of value out.
+ */
+static void
+add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
+    const double *vt, const uint8_t *ms, float *lse, float *out)
+{
+	const int Q = p->Q, D = p->D;
+	double s[MK_MDEC_MAX_Q], e[MK_MDEC_MAX_Q], m, w, sum, acc, x;
+	size_t r;
 	int i, t, d;
 
 	for (i = 1; i < Q; i++) {
@@ -739,29 +764,64 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
 			continue;	/* a NaN query stays NaN */
 		m = lse[r];
 		for (t = 0; t < i; t++) {
-			s[t] = masked(p, j, first + t) ? -INFINITY : score(p,
-			    r * (size_t)D, row_at(p, j, first + t));
+			for (x = 0, d = 0; d < D; d++)
+				x += (double)p->q[r * (size_t)D + (size_t)d] *
+				    kt[(size_t)t * (size_t)D + (size_t)d];
+			s[t] = ms[t] ? -INFINITY : x * p->scale;
 			m = s[t] > m || isnan(s[t]) ? s[t] : m;
 		}
 		if (m == -INFINITY)
 			continue;	/* every position masked */
 		w = lse[r] == -INFINITY ? 0 : exp(lse[r] - m);
 		sum = w;
-		for (t = 0; t < i; t++)
-			sum += s[t] == -INFINITY ? 0 : exp(s[t] - m);
+		for (t = 0; t < i; t++) {	/* the weights, once */
+			e[t] = s[t] == -INFINITY ? 0 : exp(s[t] - m);
+			sum += e[t];
+		}
 		for (d = 0; d < D; d++) {
 			acc = w * out[r * (size_t)D + (size_t)d];
-			for (t = 0; t < i; t++) {
-				if (s[t] == -INFINITY)
-					continue;
-				kr = row_at(p, j, first + t);
-				acc += exp(s[t] - m) * elem(p, p->v, kr +
-				    (size_t)d);
-			}
+			for (t = 0; t < i; t++)
+				if (s[t] != -INFINITY)
+					acc += e[t] * vt[(size_t)t *
+					    (size_t)D + (size_t)d];
 			out[r * (size_t)D + (size_t)d] = (float)(acc / sum);
 		}
 		lse[r] = (float)(m + log(sum));
 	}
+}
+
+/* add_tail for every head of every kv row, on T threads; -1 if memory
+ * ran out. */
+static int
+tails(const struct mk_mdec *p, int T, float *lse, float *out)
+{
+	const int G = p->QH / p->KH;
+	const int64_t rows = (int64_t)p->B * p->KH;
+	const size_t n = (size_t)(p->Q - 1) * (size_t)p->D;
+	int bad = 0;
+
+	(void)T;		/* without OpenMP */
+#pragma omp parallel num_threads(T) reduction(|:bad)
+	{
+		double *kt = malloc(2 * n * sizeof(double));
+		uint8_t ms[MK_MDEC_MAX_Q];
+		int64_t j;
+		int g;
+
+		bad = kt == NULL;
+#pragma omp for schedule(dynamic, 1)
+		for (j = 0; j < rows; j++) {
+			if (kt == NULL)
+				continue;
+			tail_rows(p, j / p->KH, (int)(j % p->KH), kt, kt + n,
+			    ms);
+			for (g = 0; g < G; g++)
+				add_tail(p, j / p->KH, (int)(j % p->KH) * G +
+				    g, kt, kt + n, ms, lse, out);
+		}
+		free(kt);
+	}
+	return bad ? -1 : 0;
 }
 
 /*
@@ -771,14 +831,14 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, float *lse, float *out)
  * tokens as Q times the heads: q [B][QH][Q][D] is [B][QH * Q][D], and
  * head h Q + i falls in kv head h / G as head h does, so K and V are
  * read once for all Q tokens.  The Q - 1 later positions are added per
- * token (add_tail).
+ * token (tails).
  */
 static int
 run_tokens(const struct mk_mdec *p, const struct mk_mdec_kern *k,
     int threads, float *lse, float *out, struct mk_err *e)
 {
 	struct mk_mdec all = *p;
-	int64_t *lens, rows = (int64_t)p->B * p->QH, r;
+	int64_t *lens;
 	int b, rc;
 
 	if ((lens = malloc((size_t)p->B * sizeof(int64_t))) == NULL)
@@ -796,11 +856,9 @@ run_tokens(const struct mk_mdec *p, const struct mk_mdec_kern *k,
 	free(lens);
 	if (rc < 0)
 		return -1;
-	(void)threads;		/* without OpenMP */
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? \
-    threads : 1)
-	for (r = 0; r < rows; r++)
-		add_tail(p, r / p->QH, (int)(r % p->QH), lse, out);
+	if (tails(p, threads > 0 ? threads : 1, lse, out) < 0)
+		return mk_err_data(e, "out of memory for %d query tokens",
+		    p->Q);
 	return 0;
 }
 

@@ -51,8 +51,9 @@ struct mk_mdec_task;
 	X(mdec_fp8, void, (const struct mk_mdec_task *t, int n))	\
 	/* its arithmetic alone, one piece of K/V dtype dt (a floor) */	\
 	X(mdec_arith, void, (const struct mk_mdec_task *t, int dt))	\
-	/* floats of t->work a call needs a task for G heads of D */	\
-	X(mdec_work, size_t, (int G, int D))
+	/* floats of t->work a call needs a task for G heads of D, K/V	\
+	 * of dtype dt, tiles from tile_rows (mk_mdec_tile_rows) */	\
+	X(mdec_work, size_t, (int G, int D, int dt, int tile_rows))
 
 /*
  * The kernel copies each dtype file of mdec_kernel.h may make, most
@@ -447,7 +448,7 @@ void	mk_mdec_arith_avx512(const struct mk_mdec_task *t, int dt);
 void	mk_mdec_f16_amx(const struct mk_mdec_task *t, int n);
 void	mk_mdec_bf16_amx(const struct mk_mdec_task *t, int n);
 void	mk_mdec_fp8_amx(const struct mk_mdec_task *t, int n);
-size_t	mk_mdec_work_generic(int G, int D);
-size_t	mk_mdec_work_tile(int G, int D);
+size_t	mk_mdec_work_generic(int G, int D, int dt, int tile_rows);
+size_t	mk_mdec_work_tile(int G, int D, int dt, int tile_rows);
 
 #endif

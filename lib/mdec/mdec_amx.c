@@ -9,21 +9,6 @@
 #include "mdec/mdec_tile.h"
 
 /*
- * Query rows a kv head (heads x tokens) must serve for the tiles to run
- * a task: measured in cache on one core (tests/bench/RESULTS.md,
- * mdecode): FP8 from 8, where avx512 pays for widening each element for
- * few heads; f16 and bf16, whose f32 kernel widens cheaply, from 16.
- * t->tile_rows (MOEKIT_TILE_ROWS) overrides both.
- */
-static int
-tiles_from(const struct mk_mdec_task *t, int kind)
-{
-	if (t->tile_rows > 0)
-		return t->tile_rows;
-	return kind == TK_E4M3 || kind == TK_E5M2 ? 8 : 16;
-}
-
-/*
  * The tasks t[0..n) of a K/V kind: each walked on the tiles, or
  * computed again by f512 where its rows hold a byte the tiles cannot
  * carry; the rows probe, and groups too small for the tiles, by f512.
@@ -34,7 +19,8 @@ tile_entry(const struct mk_mdec_task *t, int n, int kind,
 {
 	int h;
 
-	if (t->rd || t->G < tiles_from(t, kind)) {
+	if (t->rd || t->G < mk_tile_from(kind == TK_E4M3 || kind == TK_E5M2 ?
+	    MK_U8 : MK_F16, t->tile_rows)) {
 		f512(t, n);
 		return;
 	}

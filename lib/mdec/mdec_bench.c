@@ -249,7 +249,8 @@ mk_mdec_agree(const struct mk_mdec *p, struct mk_mdec_res got,
 {
 	const float *lse = got.lse, *out = got.out, *rlse = ref.lse,
 	    *rout = ref.out;
-	size_t bh = (size_t)p->B * (size_t)p->QH, i;
+	size_t bh = (size_t)p->B * (size_t)p->QH * (size_t)(p->Q > 1 ? p->Q :
+	    1), i;
 	double big;
 	int d;
 
@@ -284,7 +285,8 @@ struct bufs {
 	float		*q, *lse, *out, *glse, *gout;
 	int32_t		*table;		/* the paged layout's [maxB][tw] */
 	int64_t		 tw;
-	size_t		 nkv, per, bh;
+	size_t		 nkv, per, bh;	/* bh: rows of q, of every token */
+	int		 maxq;		/* the most query tokens of the list */
 	void		*cold;		/* read before each timed pass where
 					 * K and V would stay in the LLC */
 	size_t		 ncold, llc;
@@ -302,6 +304,7 @@ bench_problem(const struct mk_mdec_bench *b, int B, int layout, int kvt,
 	struct mk_mdec p;
 
 	memset(&p, 0, sizeof(p));
+	p.Q = 1;
 	p.B = B;
 	p.QH = b->QH;
 	p.KH = b->KH;
@@ -454,7 +457,10 @@ bufs_make(const struct mk_mdec_bench *b, struct bufs *u, struct mk_err *e)
 		maxT = b->threads[i] > maxT ? b->threads[i] : maxT;
 	u->per = (size_t)b->KH * (size_t)b->V;	/* positions per batch */
 	u->nkv = (size_t)maxB * u->per * (size_t)b->D;
-	u->bh = (size_t)maxB * (size_t)b->QH;
+	/* q, lse and out of every query token of the longest list entry */
+	for (i = 0, u->maxq = 1; i < b->nqtok; i++)
+		u->maxq = b->qtok[i] > u->maxq ? b->qtok[i] : u->maxq;
+	u->bh = (size_t)maxB * (size_t)b->QH * (size_t)u->maxq;
 	for (i = 0; i < b->ndtype; i++) {
 		esz = mk_dtype_size((enum mk_dtype)b->dtype[i]);
 		if ((u->k[i] = page_alloc(u->nkv * esz, "k", e)) == NULL ||
@@ -508,12 +514,14 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_mdec_kern *tab,
 {
 	struct mk_mdec p;
 	struct mk_err d;
-	int i, j, l, t;
+	int i, j, l, t, q;
 
 	for (t = 0; t < b->ndtype; t++)
 	for (l = 0; l < b->nlayout; l++)
-	for (i = 0; i < b->nbsz; i++) {
+	for (i = 0; i < b->nbsz; i++)
+	for (q = 0; q < b->nqtok; q++) {
 		p = bench_problem(b, b->bsz[i], b->layout[l], t, u, mask);
+		p.Q = b->qtok[q];
 		if (mk_mdec_run(&p, &tab[MK_ISA_GENERIC], threads, u->glse,
 		    u->gout, e) < 0)
 			return -1;
@@ -527,20 +535,21 @@ bench_check(const struct mk_mdec_bench *b, const struct mk_mdec_kern *tab,
 			    u->lse, .out = u->out }, (struct mk_mdec_res){
 			    .lse = u->glse, .out = u->gout }, 1e-4, &d) < 0)
 				return mk_err_data(e, "--bench: %s disagrees "
-				    "with generic at bsz %d, %s, %s: %s",
+				    "with generic at bsz %d, %s, %s, %d query "
+				    "tokens: %s",
 				    mk_isa_name((enum mk_isa)b->isa[j]),
 				    b->bsz[i], mk_mdec_layout_name(
 				    b->layout[l]), mk_mdec_kvt_name(
-				    b->dtype[t], b->fp8[t]), d.msg);
+				    b->dtype[t], b->fp8[t]), p.Q, d.msg);
 		}
 	}
 	return 0;
 }
 
-/* Keep a timed row for --plot. */
+/* Keep a timed row (of problem p) for --plot. */
 static void
-keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
-    int layout, int kvt, double density, double gbps,
+keep_row(const struct mk_mdec_bench *b, const struct mk_mdec *p, int isa,
+    int threads, double density, double gbps,
     const struct mk_mdec_timing *tm)
 {
 	struct mk_mdec_bench_row *r;
@@ -550,9 +559,10 @@ keep_row(const struct mk_mdec_bench *b, int isa, int threads, int bsz,
 	r = &b->keep->row[b->keep->n++];
 	r->isa = isa;
 	r->threads = threads;
-	r->bsz = bsz;
-	r->layout = layout;
-	r->dtype = mk_mdec_kvt_name(b->dtype[kvt], b->fp8[kvt]);
+	r->bsz = p->B;
+	r->layout = p->layout;
+	r->qtok = p->Q;
+	r->dtype = mk_mdec_kvt_name(p->dtype, p->fp8);
 	r->density = density;
 	r->gbps = gbps;
 	r->probe_gbps = tm->probe_gbps;
@@ -574,16 +584,18 @@ bench_rows(const struct mk_mdec_bench *b, const struct tabs *tab,
 	struct mk_mdec_timing tm;
 	struct mk_mdec p;
 	double bytes;
-	int i, j, t, l, c, cold;
+	int i, j, t, l, c, q, cold;
 
 	/* the dtypes innermost: their rows are timed side by side */
 	for (i = 0; i < b->nisa; i++)
 		for (t = 0; t < b->nthreads; t++)
 			for (j = 0; j < b->nbsz; j++)
 			for (l = 0; l < b->nlayout; l++)
+			for (q = 0; q < b->nqtok; q++)
 			for (c = 0; c < b->ndtype; c++) {
 				p = bench_problem(b, b->bsz[j], b->layout[l],
 				    c, u, mask);
+				p.Q = b->qtok[q];
 				/* bytes a dense pass reads: K and V rows
 				 * (MLA: K's) */
 				bytes = (double)b->bsz[j] * (double)u->per *
@@ -597,18 +609,17 @@ bench_rows(const struct mk_mdec_bench *b, const struct tabs *tab,
 				    u->lse, u->out }, &tm, e) < 0)
 					return -1;
 				fprintf(fp, "%s,%d,%d,%s,%g,%.3f,%.2f,%.2f,"
-				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f,%s\n",
+				    "%.3f,%.3f,%.3f,%d/%d,%.3f,%.3f,%s,%d\n",
 				    mk_isa_name((enum mk_isa)b->isa[i]),
 				    b->threads[t], b->bsz[j],
 				    mk_mdec_layout_name(b->layout[l]), d, tm.ms,
 				    bytes / (tm.ms * 1e6), tm.probe_gbps,
 				    tm.frac, tm.frac_q1, tm.frac_q3, tm.kept,
 				    tm.rounds, tm.rows_ms, tm.rows_frac,
-				    mk_mdec_kvt_name(p.dtype, p.fp8));
+				    mk_mdec_kvt_name(p.dtype, p.fp8), p.Q);
 				fflush(fp);
 				unkept += tm.kept == 0;
-				keep_row(b, b->isa[i], b->threads[t],
-				    b->bsz[j], b->layout[l], c, d,
+				keep_row(b, &p, b->isa[i], b->threads[t], d,
 				    bytes / (tm.ms * 1e6), &tm);
 				if (b->tick != NULL)
 					b->tick(b->tick_ctx);
@@ -630,7 +641,7 @@ mk_mdec_bench_run(const struct mk_mdec_bench *b, FILE *fp, struct mk_err *e)
 	if (bufs_make(b, &u, e) < 0)
 		goto out;
 	fprintf(fp, "isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,"
-	    "frac_q1,frac_q3,kept,rows_ms,rows_frac,dtype\n");
+	    "frac_q1,frac_q3,kept,rows_ms,rows_frac,dtype,q_tokens\n");
 	for (i = 0; i < b->ndens; i++) {
 		mask = bufs_mask(b, &u, b->dens[i], maxT);
 		if (bench_check(b, tab.m, &u, mask, maxT, e) < 0 ||
@@ -661,15 +672,18 @@ kernel_rounds(const struct mk_mdec *p, const struct mk_mdec_kern *k,
 	struct mk_stamp a, c, z;
 	float *f = NULL, m[MK_MDEC_BENCH_LIST * 8], l[MK_MDEC_BENCH_LIST * 8];
 	int64_t live = 0, i;
-	int r, n = 0, rep, g, d;
+	int r, n = 0, rep, g, d, tr;
 
+	if ((tr = mk_mdec_tile_rows(e)) < 0)
+		return -1;
 	if (G > MK_MDEC_BENCH_LIST * 8 || posix_memalign((void **)&f, 64,
 	    sizeof(float) * (2 * (size_t)G * (size_t)ld +
-	    k->mdec_work(G, p->D))) != 0)
+	    k->mdec_work(G, p->D, p->dtype, tr))) != 0)
 		return mk_err_data(e, "--bench-kernel: out of memory");
 	memset(&t, 0, sizeof(t));
 	t.fp8 = p->dtype == MK_U8 ? p->fp8 : MK_FP8_NONE;
 	t.dv = p->dv;	/* MLA: the values of its columns only */
+	t.tile_rows = tr;
 	t.q = f;
 	t.acc = f + (size_t)G * (size_t)ld;
 	t.work = f + 2 * (size_t)G * (size_t)ld;

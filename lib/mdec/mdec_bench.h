@@ -54,7 +54,7 @@ int	mk_mdec_agree(const struct mk_mdec *p, struct mk_mdec_res got,
 
 /* One timed row of --bench, kept for --plot. */
 struct mk_mdec_bench_row {
-	int	 isa, threads, bsz, layout;
+	int	 isa, threads, bsz, layout, qtok;
 	const char *dtype;	/* of K and V, as the CSV names it */
 	double	 density, gbps, probe_gbps, frac;
 	int	 kept;		/* rounds not preempted (0: its figures are
@@ -78,6 +78,8 @@ struct mk_mdec_bench {
 					 * or shuffled blocks of a paged cache */
 	int	 bs;			/* the paged cache's block size */
 	int	 QH, KH, D, reps;
+	int	 qtok[MK_MDEC_BENCH_LIST], nqtok;	/* query tokens a
+					 * sequence (--bench: a row each) */
 	int	 mla;		/* --v-dim DV, or 0: V is K's rows (MLA),
 				 * no V is made, only K's bytes count, and
 				 * the first DV columns of out are wanted */
@@ -105,10 +107,11 @@ void	mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 
 /*
  * --bench: make the inputs, check every path against generic at every
- * batch size, layout and density, then time each (path, threads, batch
- * size, layout, density) and write the CSV table
+ * batch size, layout, density and query token count, then time each
+ * (path, threads, batch size, layout, density, tokens) and write the CSV
+ * table
  *   isa,threads,bsz,layout,density,ms,gbps,probe_gbps,frac,frac_q1,
- *   frac_q3,kept,rows_ms,rows_frac,dtype
+ *   frac_q3,kept,rows_ms,rows_frac,dtype,q_tokens
  * (the K/V dtypes of the list timed side by side, one row each; kept is
  * "n/rounds": how many rounds no other process preempted) to fp, a row at
  * a time.  Returns how many rows kept no round (their figures are the

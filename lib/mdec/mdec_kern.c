@@ -16,17 +16,22 @@
 #include "mdec/mdec_tile_lay.h"
 
 size_t
-mk_mdec_work_generic(int G, int D)
+mk_mdec_work_generic(int G, int D, int dt, int tile_rows)
 {
+	(void)dt;
+	(void)tile_rows;
 	return MK_MDEC_WORK(G, D);
 }
 
-/* The tiles' scratch, or the avx512 kernel's where it computes a task. */
+/* The tiles' scratch where they compute a task, else the avx512 kernel's
+ * (which also takes a task whose rows the tiles cannot carry). */
 size_t
-mk_mdec_work_tile(int G, int D)
+mk_mdec_work_tile(int G, int D, int dt, int tile_rows)
 {
 	size_t tile = (mk_tile_lay(G, D, D).bytes + 3) / 4;
 
+	if (G < mk_tile_from(dt, tile_rows))
+		return MK_MDEC_WORK(G, D);
 	return tile > MK_MDEC_WORK(G, D) ? tile : MK_MDEC_WORK(G, D);
 }
 

@@ -20,7 +20,7 @@ same_group(const struct mk_mdec_bench_row *a,
 {
 	return a->threads == b->threads && a->bsz == b->bsz &&
 	    a->layout == b->layout && a->density == b->density &&
-	    strcmp(a->dtype, b->dtype) == 0;
+	    a->qtok == b->qtok && strcmp(a->dtype, b->dtype) == 0;
 }
 
 /* A round top for the axis: 1, 2 or 5 times a power of ten. */
@@ -95,11 +95,13 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 				    (struct mk_svg_box){ .x = x + slot * bw,
 				    .y = y0 + ph - h, .w = bw - 2, .h = h },
 				    r[i].kept ? isa_colour[k] : "#ffffff", "%s, "
-				    "%d threads, bsz %d, %s, density %g: %.2f "
-				    "GB/s, probe %.2f GB/s (%.2f of it)%s",
+				    "%d threads, bsz %d, %s, density %g, %d "
+				    "query tokens: %.2f GB/s, probe %.2f GB/s "
+				    "(%.2f of it)%s",
 				    mk_isa_name((enum mk_isa)k), r[i].threads,
 				    r[i].bsz, mk_mdec_layout_name(r[i].layout),
-				    r[i].density, r[i].gbps, r[i].probe_gbps,
+				    r[i].density, r[i].qtok, r[i].gbps,
+				    r[i].probe_gbps,
 				    r[i].frac, r[i].kept ? "" : "; every round "
 				    "preempted");
 				if (!r[i].kept)
@@ -117,7 +119,8 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 			}
 			slot++;
 		}
-		snprintf(lbl, sizeof(lbl), "%dt b%d", g->threads, g->bsz);
+		snprintf(lbl, sizeof(lbl), g->qtok > 1 ? "%dt b%d q%d" :
+		    "%dt b%d", g->threads, g->bsz, g->qtok);
 		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 36, "middle", 9,
 		    "%s", g->dtype);
 		mk_svg_text(fp, x + per * bw / 2, y0 + ph + 14, "middle", 9,
@@ -128,7 +131,8 @@ mk_mdec_bench_plot(FILE *fp, const struct mk_mdec_bench_rows *rows,
 	mk_svg_line(fp, (struct mk_svg_seg){ .x1 = x0, .y1 = y0 + ph,
 	    .x2 = x0 + ng * gw, .y2 = y0 + ph }, "#444", 0.8);
 	mk_svg_text(fp, x0, y0 + ph + 52, "start", 11, "groups: threads (t), "
-	    "batch size (b), layout, mask density (d), K/V dtype");
+	    "batch size (b), tokens (q, if over 1), layout, mask density (d), "
+	    "K/V dtype");
 	for (k = 0, i = 0; k < MK_NISA; k++) {
 		if (!nisa[k])
 			continue;

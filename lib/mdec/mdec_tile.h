@@ -240,62 +240,76 @@ vnni_col(int c)
 	return g + (r < 4 ? 4 * q + r : 16 + 4 * q + r - 4);
 }
 
+/* f32 of the 16 bf16 in the low (h 0) or high (h 1) half of x. */
+INL __m512
+bf16_f32(__m512i x, int h)
+{
+	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
+	    h ? _mm512_extracti64x4_epi64(x, 1) : _mm512_castsi512_si256(x)),
+	    16));
+}
+
+/*
+ * Two vectors of f32 (16 each) split into bf16: hi their nearest, *lo
+ * the nearest of what hi leaves.
+ */
+INL __m512i
+split2(__m512 x0, __m512 x1, __m512i *lo)
+{
+	const __m512i hi = (__m512i)_mm512_cvtne2ps_pbh(x1, x0);
+
+	*lo = (__m512i)_mm512_cvtne2ps_pbh(_mm512_sub_ps(x1, bf16_f32(hi, 1)),
+	    _mm512_sub_ps(x0, bf16_f32(hi, 0)));
+	return hi;
+}
+
+INL void transpose16(__m512 *v);
+
 /*
  * q's tiles: tile (j, s) holds, for dim pairs r = 0..15 of dims 32 s..,
  * 16 columns: rows 8 j .. 8 j + 7 of q (times kfix) split, column k the
  * high bf16 part of row 8 j + k, column 8 + k its low part.  Rows past G
- * and dims past D are 0.
+ * and dims past D are 0.  A tile is the transpose of 16 rows of 16
+ * dwords (a dim pair each): the 8 rows' hi, then their lo.
  */
 static void
 q_tiles_bf16(const struct tw *w, float kfix)
 {
 	const struct mk_mdec_task *t = w->t;
 	const int NT = w->y.NT, DS = w->y.DS;
-	uint16_t *tile, h, l;
-	float x, xh;
-	uint32_t u;
-	int j, s, r, c, e, g, d;
+	const __m512 f = _mm512_set1_ps(kfix);
+	__m512 v[16], x0, x1;
+	__m512i lo;
+	int j, s, c, g, d;
 
 	for (j = 0; j < NT; j++)
 		for (s = 0; s < DS; s++) {
-			tile = w->qt + ((size_t)j * (size_t)DS + (size_t)s) *
-			    512;
-			for (r = 0; r < 16; r++)
-				for (c = 0; c < 8; c++)
-					for (e = 0; e < 2; e++) {
-						g = 8 * j + c;
-						d = 32 * s + 2 * r + e;
-						x = g < t->G && d < t->D ?
-						    t->q[(size_t)g * t->ld +
-						    (size_t)d] * kfix : 0;
-						h = mk_f32_to_bf16(x);
-						u = (uint32_t)h << 16;
-						memcpy(&xh, &u, 4);
-						l = mk_f32_to_bf16(x - xh);
-						tile[r * 32 + 2 * c + e] = h;
-						tile[r * 32 + 2 * (8 + c) + e] =
-						    l;
-					}
+			for (c = 0; c < 8; c++) {
+				g = 8 * j + c;
+				d = 32 * s;
+				x0 = x1 = _mm512_setzero_ps();
+				if (g < t->G) {
+					const float *q = t->q + (size_t)g *
+					    t->ld + d;
+
+					/* ld is a multiple of 16, zero past D */
+					if (d < t->ld)
+						x0 = _mm512_mul_ps(f,
+						    _mm512_loadu_ps(q));
+					if (d + 16 < t->ld)
+						x1 = _mm512_mul_ps(f,
+						    _mm512_loadu_ps(q + 16));
+				}
+				v[c] = _mm512_castsi512_ps(split2(x0, x1,
+				    &lo));
+				v[8 + c] = _mm512_castsi512_ps(lo);
+			}
+			transpose16(v);
+			for (c = 0; c < 16; c++)
+				_mm512_store_ps((float *)(void *)(w->qt +
+				    ((size_t)j * (size_t)DS + (size_t)s) *
+				    512 + 32 * c), v[c]);
 		}
-}
-
-/* Which q a walk's tiles were made from (at y.key): pieces of one row
- * that a thread walks in turn make them once. */
-struct qkey {
-	const float	*q;
-	int		 G, D, ld, kind;
-};
-
-static void
-q_tiles(const struct tw *w, int kind)
-{
-	struct qkey k = { w->t->q, w->t->G, w->t->D, w->t->ld, kind },
-	    *at = (struct qkey *)(void *)(w->base + w->y.key);
-
-	if (memcmp(at, &k, sizeof(k)) == 0)
-		return;
-	q_tiles_bf16(w, tile_kfix(kind));
-	*at = k;
 }
 
 /*
@@ -628,15 +642,6 @@ transpose16(__m512 *v)
 	}
 }
 
-/* f32 of the 16 bf16 in the low (h 0) or high (h 1) half of x. */
-INL __m512
-bf16_f32(__m512i x, int h)
-{
-	return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(
-	    h ? _mm512_extracti64x4_epi64(x, 1) : _mm512_castsi512_si256(x)),
-	    16));
-}
-
 /* The rare path: head row's maximum moves to bm; its sums rescaled. */
 static void
 tile_new_max(const struct tw *w, int row, float bm)
@@ -709,10 +714,7 @@ softmax(const struct tw *w, int b, int j, int nb)
 			p0 = vexp2(_mm512_sub_ps(x[i], m));
 			p1 = vexp2(_mm512_sub_ps(x[i + 1], m));
 			sum = _mm512_add_ps(sum, _mm512_add_ps(p0, p1));
-			hi = (__m512i)_mm512_cvtne2ps_pbh(p1, p0);
-			lo = (__m512i)_mm512_cvtne2ps_pbh(_mm512_sub_ps(p1,
-			    bf16_f32(hi, 1)), _mm512_sub_ps(p0,
-			    bf16_f32(hi, 0)));
+			hi = split2(p0, p1, &lo);
 			_mm512_store_si512(a + (size_t)k * TB + 16 * i, hi);
 			_mm512_store_si512(a + (size_t)(8 + k) * TB + 16 * i,
 			    lo);
@@ -741,7 +743,7 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 	w->ob = (float *)(void *)(w->base + w->y.ob);
 	w->mx = (float *)(void *)(w->base + w->y.mx);
 	w->ls = (float *)(void *)(w->base + w->y.ls);
-	q_tiles(w, kind);
+	q_tiles_bf16(w, tile_kfix(kind));
 	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.DVP * 4);
 	memset(w->ls, 0, (size_t)w->y.NT * 8 * 64);
 	for (i = 0; i < w->y.NT * 8; i++)

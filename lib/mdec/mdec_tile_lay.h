@@ -12,7 +12,29 @@
 #ifndef MK_MDEC_TILE_LAY_H
 #define MK_MDEC_TILE_LAY_H
 
+#include <limits.h>
 #include <stddef.h>
+
+#include "base/dtype.h"
+
+/*
+ * Query rows (heads x tokens) a kv head must serve for the amx row to
+ * compute a task on tiles, for K/V dtype dt (MK_U8: FP8): measured in
+ * cache on one core (tests/bench/RESULTS.md, mdecode), FP8 from 8, where
+ * avx512 pays for widening each element for few heads; f16 and bf16,
+ * which its f32 kernel widens cheaply, from 16; f32 never (its values do
+ * not fit bf16's two parts).  tile_rows (MOEKIT_TILE_ROWS) overrides the
+ * first three.
+ */
+static inline int
+mk_tile_from(int dt, int tile_rows)
+{
+	if (dt == MK_F32)
+		return INT_MAX;
+	if (tile_rows > 0)
+		return tile_rows;
+	return dt == MK_U8 ? 8 : 16;
+}
 
 /*
  * Positions of a tile block: several of the mask scan's blocks (32), so
@@ -27,7 +49,6 @@ struct mk_tile_lay {
 	int	 DP;		/* D rounded up to 32: bf16 row stride of kb */
 	int	 DVP;		/* DV rounded up to 32 */
 	size_t	 cfg;		/* the AMX tile configuration (64 bytes) */
-	size_t	 key;		/* which q the q tiles hold (struct qkey) */
 	size_t	 qt;		/* [NT][DS] tiles of q: 16 dim pairs x 16
 				 * columns (VNNI), 1 KiB each */
 	size_t	 kb;		/* [2][2][TB][DP] bf16: K rows (f16: hi,
@@ -63,7 +84,6 @@ mk_tile_lay(int G, int D, int DV)
 	y.DVP = (DV + 31) / 32 * 32;
 #define MK_TILE_PART(m, n)	(y.m = o, o += mk_tile_up(n))
 	MK_TILE_PART(cfg, 64);
-	MK_TILE_PART(key, 64);
 	MK_TILE_PART(qt, (size_t)y.NT * (size_t)y.DS * 1024);
 	MK_TILE_PART(kb, 4 * (size_t)MK_TILE_TB * (size_t)y.DP * 2);
 	MK_TILE_PART(vb, 6 * (size_t)MK_TILE_TB * (size_t)y.DVP * 2);

@@ -77,6 +77,16 @@ bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 		b->nlayout = 1;
 	}
 	b->bs = (int)mk_opt_int_in(OPT(BSIZE), 1, 1 << 20, 16);
+	b->nqtok = mk_opt_ints(OPT(QTOK), 1, MK_MDEC_MAX_Q, b->qtok,
+	    MK_MDEC_BENCH_LIST, 1);
+	if (o->bench == 2 && mk_opt_given(OPT(QTOK)))
+		mk_usage_error("--q-tokens: --bench-kernel times one kv head's "
+		    "row for its query rows: give them as --q-heads (heads x "
+		    "tokens)");
+	for (i = 0; i < b->nqtok; i++)
+		if (b->qtok[i] > b->V)
+			mk_usage_error("--q-tokens %d: more than the %lld valid "
+			    "positions", b->qtok[i], (long long)b->V);
 	/* MLA: V is K's rows, the first DV of out wanted */
 	b->mla = o->in.v_dim;
 	if (o->in.v_dim > b->D)
@@ -177,9 +187,11 @@ mode_rules(const struct mk_opt *t, const struct mk_opts *c,
 	if (!o->bench && (mk_opt_given(OPT(BSZ)) || mk_opt_given(OPT(QH)) ||
 	    mk_opt_given(OPT(MAXLEN)) || mk_opt_given(OPT(DIM)) ||
 	    mk_opt_given(OPT(DENS)) || mk_opt_given(OPT(ISA)) ||
-	    mk_opt_given(OPT(REPS)) || mk_opt_given(OPT(SEED))))
+	    mk_opt_given(OPT(REPS)) || mk_opt_given(OPT(SEED)) ||
+	    mk_opt_given(OPT(QTOK))))
 		mk_usage_error("--bsz, --q-heads, --max-length, --dim, "
-		    "--mask-density, --isa, --reps and --seed need --bench");
+		    "--mask-density, --isa, --reps, --seed and --q-tokens need "
+		    "--bench");
 	if (o->bench)
 		return;
 	/* MLA's scale is its query-key head size's, not the latent row's */
@@ -349,7 +361,7 @@ bench(const struct mk_mdecode_job *o)
 					 * progress line's hooks */
 	const struct mk_mdec_bench *b = &run;
 	const int nrows = b->nisa * b->ndens * b->ndtype * (o->bench == 1 ?
-	    b->nthreads * b->nbsz * b->nlayout : 1);
+	    b->nthreads * b->nbsz * b->nlayout * b->nqtok : 1);
 	struct mk_mdec_bench_rows rows = { NULL, 0, 0 };
 	struct ticker tk = { .done = 0 };
 	struct mk_out *w, *pic;

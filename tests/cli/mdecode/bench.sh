@@ -70,3 +70,13 @@ for s in 7 123456789; do
 		END { print "--seed " s ": " (n == w ? "a row per path" : n " rows") }'
 done
 fails 2 command mdecode --bench --seed -1
+echo "-- --q-tokens: a row per token count, each checked against generic"
+mdecode --bench --bsz 1 --q-heads 8 --kv-heads 2 --max-length 300 --dim 64 \
+    --reps 1 --threads 1 --mask-density 0.3 --dtype f16,fp8_e4m3 \
+    --q-tokens 1,4,16 | awk -F, -v w=$((want - 1)) 'NR == 1 { print $16 }
+	NR > 1 { n[$16 "," $15]++ }
+	END { for (k in n) if (n[k] != w) print k ": " n[k] " rows"; print "token counts: " (NR - 1) / w / 2 }'
+fails 2 command mdecode --bench-kernel --q-tokens 4
+fails 2 command mdecode --q-tokens 4 "$TESTDATA/mdecode-example.npy"
+fails 2 command mdecode --bench --q-tokens 17
+fails 2 command mdecode --bench --max-length 8 --q-tokens 2,9
