@@ -559,19 +559,31 @@ widen_calls(const struct tw *w)
  * Block i's rows kr[0..TB) widened into its buffer sets, two positions
  * at a time: K rows into K's set i % 2, and V into V's set i % 3 as VNNI
  * pairs, from its own rows or, for MLA (mla: V is K's rows), from the
- * same registers; the stage's steps between (tick).
+ * same registers; the stage's steps between (tick), and the next block's
+ * rows (pk, pv [0..na); pk NULL: none) prefetched a pair at a time, so
+ * that the prefetches spread over the block rather than wait in a burst
+ * for the core's miss buffers.
  */
 INL void
 widen(const struct tw *w, int i, const char *const *kr,
-    const char *const *vr, int mla, struct tick *tk, int kind)
+    const char *const *vr, int mla, const char *const *pk,
+    const char *const *pv, int na, struct tick *tk, int kind)
 {
 	const int D = w->t->D, DP = w->y.DP, DVP = w->y.DVP;
 	const __m512i sub = w->sub;
+	const struct rowpf rp = row_pf((size_t)D * (kind == TK_E4M3 ||
+	    kind == TK_E5M2 ? 1 : 2));
 	__m512i a, b, al = _mm512_setzero_si512(), bl = al;
 	uint16_t *k0, *k1, *v0, *v1;
-	int r, c;
+	int r, c, e;
 
 	for (r = 0; r < TB / 2; r++) {
+		/* the next block's rows of this pair, a pair at a time */
+		for (e = 2 * r; pk != NULL && e < 2 * r + 2 && e < na; e++) {
+			prefetch_row(pk[e], &rp, 0);
+			if (pv[e] != pk[e])
+				prefetch_row(pv[e], &rp, 0);
+		}
 		k0 = KROW(w, i & 1, 0, 2 * r);
 		k1 = KROW(w, i & 1, 1, 2 * r);
 		v0 = VROW(w, i % 3, 0, r);
@@ -806,23 +818,26 @@ tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
 	const struct mk_mdec_task *t = w->t;
 	const size_t rb = (size_t)t->D * (kind == TK_E4M3 || kind ==
 	    TK_E5M2 ? 1 : 2);
-	const char *kr[TB], *vr[TB];
+	const char *kr[TB], *vr[TB], *pk[TB], *pv[TB];
 	int j;
 
-	if (na > 0)
-		prefetch_rows(t, ahead, na, rb);
-	for (j = 0; j < TB; j += BLK)
+	for (j = 0; j < TB; j += BLK) {
 		if (j < nb)
 			block_rows(t, idx + j, nb - j < BLK ? nb - j : BLK,
 			    kr + j, vr + j, 1);
 		else
 			block_rows(t, idx, 1, kr + j, vr + j, 1);
+		if (j < na)
+			block_rows(t, ahead + j, na - j < BLK ? na - j : BLK,
+			    pk + j, pv + j, 1);
+	}
 	for (j = 0; j < nb; j++) {
 		watch(seen, kr[j], rb, kind);
 		if (vr[j] != kr[j])
 			watch(seen, vr[j], rb, kind);
 	}
-	widen(w, i, kr, vr, vr[0] == kr[0], tk, kind);
+	widen(w, i, kr, vr, vr[0] == kr[0], na > 0 ? pk : NULL, pv, na, tk,
+	    kind);
 }
 
 /*
