@@ -12,6 +12,11 @@
 #   sh tests/bench/device.sh coverage    make coverage: what the unit, CLI
 #                                        and example tests reach, every
 #                                        kernel copy of this CPU's levels
+#   sh tests/bench/device.sh tiles       the unit tests and the numpy check
+#                                        (every path, amx's tiles forced
+#                                        too), then mdecode's targets on
+#                                        16 threads, one --bench each, and
+#                                        mdecode_torch.py's fp8 and mla
 #
 # Results go to $OUT (default: build/device).
 set -u
@@ -32,7 +37,7 @@ what=${1:-test}
 	gcc --version | head -1
 	nproc
 } > "$out/machine.txt" 2>&1
-make -j"$(nproc)" all WERROR=1 > "$out/build.txt" 2>&1 || {
+make -j"$(nproc)" all WERROR=${WERROR-1} > "$out/build.txt" 2>&1 || {
 	tail -30 "$out/build.txt"
 	exit 1
 }
@@ -66,6 +71,27 @@ coverage)
 	rc=$?
 	grep -v '^cc \|^make\|^ *[A-Z][A-Z]' "$out/coverage.txt" | tail -n 90
 	exit $rc
+	;;
+tiles)
+	# PYTHON: a python with numpy (and torch for the last step)
+	py=${PYTHON:-python3}
+	b="build/bin/mdecode --bench --isa avx512,amx --bsz 8 --threads 16 --mask-density 0 --reps 5"
+	{
+		MOEKIT_ISA=amx build/bin/test-unit 2>&1 | grep -E 'asserts|FAIL|SKIP|selected|^  '
+		MOEKIT_BIN=build/bin "$py" tests/interop/mdecode_check.py
+		echo "== gqa: 32/8 heads, D 128, 32768 positions"
+		$b --max-length 65536 --dtype f16,bf16,fp8_e4m3,fp8_e5m2
+		echo "== query tokens"
+		$b --max-length 65536 --dtype f16,fp8_e4m3 --q-tokens 4,8
+		echo "== MLA, 16 heads"
+		$b --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype f16,bf16,fp8_e4m3
+		echo "== MLA, 128 heads"
+		$b --max-length 32768 --q-heads 128 --kv-heads 1 --dim 576 --v-dim 512 --dtype f16,fp8_e4m3
+		echo "== one thread"
+		build/bin/mdecode --bench --isa avx512,amx --bsz 2 --threads 1 --mask-density 0 --reps 3 --max-length 65536 --dtype f16,fp8_e4m3,fp8_e5m2
+		echo "== beside PyTorch"
+		PYTHONUNBUFFERED=1 "$py" tests/bench/mdecode_torch.py 16 65536 3 fp8,mla
+	} 2>&1 | tee "$out/tiles.txt"
 	;;
 a2a)
 	bash tests/bench/a2a.sh "$@" > "$out/a2a.txt" 2>&1
