@@ -435,22 +435,31 @@ run_chunk(const struct runctx *x, int ch, float *work)
 	}
 }
 
-/* Every chunk of the plan, each taken by the next thread free. */
-static void
-run_pieces(const struct runctx *x, float **work, int T)
+/*
+ * Every chunk of the plan, each taken by the next thread free, with the
+ * thread's scratch of per floats: allocated and first touched by that
+ * thread (the tiles' scratch is megabytes a thread: zeroed by one thread
+ * it took a fifth of a 16-thread MLA run).  Returns -1 if memory ran
+ * out.
+ */
+static int
+run_pieces(const struct runctx *x, size_t per, int T)
 {
-	int ch;
+	int ch, bad = 0;
 
 	(void)T;		/* without OpenMP */
-#pragma omp parallel for num_threads(T) schedule(dynamic, 1)
-	for (ch = 0; ch < x->pl->nchunks; ch++) {
-		int tid = 0;
+#pragma omp parallel num_threads(T) reduction(|:bad)
+	{
+		float *work = alloc64(per, 1);
 
-#ifdef _OPENMP
-		tid = omp_get_thread_num();
-#endif
-		run_chunk(x, ch, work[tid]);
+		bad = work == NULL;
+#pragma omp for schedule(dynamic, 1)
+		for (ch = 0; ch < x->pl->nchunks; ch++)
+			if (work != NULL)
+				run_chunk(x, ch, work);
+		free(work);
 	}
+	return bad ? -1 : 0;
 }
 
 /* Threads for a run: fewer positions than threads would only add pieces. */
@@ -529,9 +538,9 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 	struct layout y = state_layout(G, ld);
 	struct plan pl = { NULL, NULL, 0, 0, 1 };
 	struct runctx x;
-	float *qs = NULL, *st = NULL, **work = NULL;
+	float *qs = NULL, *st = NULL;
 	double *macc = NULL;
-	int *from = NULL, *order = NULL, T = run_threads(p, threads), t;
+	int *from = NULL, *order = NULL, T = run_threads(p, threads);
 	int rc = -1, l2, tr;
 	size_t wn;
 	int64_t h;
@@ -547,20 +556,17 @@ run(const struct mk_mdec *p, const struct mk_mdec_kern *k, int threads,
 	    /* not zeroed: each piece's walk writes its state whole (one
 	     * thread zeroing 2 MiB of states took a tenth of a bsz-1 run) */
 	    (st = alloc64((size_t)pl.npieces * y.stride, 0)) == NULL ||
-	    (work = calloc((size_t)T, sizeof(*work))) == NULL ||
 	    (order = by_row(&pl, rows, &from)) == NULL)
 		goto done;
-	for (t = 0; t < T; t++)
-		if ((work[t] = alloc64(wn * (size_t)(pl.heads < MK_MDEC_GROUP ?
-		    pl.heads : MK_MDEC_GROUP), 1)) == NULL)
-			goto done;
 	if ((macc = malloc((size_t)T * (size_t)p->D * sizeof(double))) ==
 	    NULL)
 		goto done;
 	x = (struct runctx){ .p = p, .pl = &pl, .qs = qs, .st = st, .y = y,
 	    .wn = wn, .ld = ld, .G = G, .rd = fold != NULL,
 	    .l2 = l2, .tr = tr, .fn = mk_mdec_kernel(k, p->dtype) };
-	run_pieces(&x, work, T);
+	if (run_pieces(&x, wn * (size_t)(pl.heads < MK_MDEC_GROUP ? pl.heads :
+	    MK_MDEC_GROUP), T) < 0)
+		goto done;
 	if (fold != NULL)
 		*fold = fold_pieces(st, y, pl.npieces);
 	/* a query head each: at bsz 1 there are fewer rows than threads */
@@ -586,10 +592,6 @@ done:
 	if (rc != 0)
 		rc = mk_err_data(e, "out of memory for the attention state "
 		    "(%lld rows, %d threads)", (long long)rows, T);
-	if (work != NULL)
-		for (t = 0; t < T; t++)
-			free(work[t]);
-	free(work);
 	free(macc);
 	free(from);
 	free(order);

@@ -28,7 +28,8 @@ mk_mdec_work_generic(int G, int D, int dt, int tile_rows)
 size_t
 mk_mdec_work_tile(int G, int D, int dt, int tile_rows)
 {
-	size_t tile = (mk_tile_lay(G, D, D).bytes + 3) / 4;
+	size_t tile = (mk_tile_lay(G, D, D, dt == MK_F16 ? 2 : 1).bytes + 3) /
+	    4;
 
 	if (G < mk_tile_from(dt, tile_rows))
 		return MK_MDEC_WORK(G, D);

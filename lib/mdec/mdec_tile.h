@@ -192,9 +192,9 @@ struct tw {
 /* K row j's part p, of set b (two blocks in turn); V pair row r's, of
  * set b (three: a block's V is read a block after its K); the values' A
  * tile j, of set b (two). */
-#define KROW(w, b, p, j)	((w)->kb + ((size_t)(2 * (b) + (p)) * TB + \
-				    (size_t)(j)) * (size_t)(w)->y.DP)
-#define VROW(w, b, p, r)	((w)->vb + ((size_t)(2 * (b) + (p)) * \
+#define KROW(w, b, p, j)	((w)->kb + ((size_t)((b) * (w)->y.np + (p)) * \
+				    TB + (size_t)(j)) * (size_t)(w)->y.DP)
+#define VROW(w, b, p, r)	((w)->vb + ((size_t)((b) * (w)->y.np + (p)) * \
 				    (TB / 2) + (size_t)(r)) * 2 * \
 				    (size_t)(w)->y.DVP)
 #define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
@@ -744,7 +744,7 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 
 	w->t = t;
 	w->DV = DV;
-	w->y = mk_tile_lay(t->G, t->D, DV);
+	w->y = mk_tile_lay(t->G, t->D, DV, PARTS(kind));
 	w->sub = sub_table(kind);
 	w->base = (char *)t->work;
 	w->qt = (uint16_t *)(void *)(w->base + w->y.qt);

@@ -51,9 +51,11 @@ struct mk_tile_lay {
 	size_t	 cfg;		/* the AMX tile configuration (64 bytes) */
 	size_t	 qt;		/* [NT][DS] tiles of q: 16 dim pairs x 16
 				 * columns (VNNI), 1 KiB each */
-	size_t	 kb;		/* [2][2][TB][DP] bf16: K rows (f16: hi,
-				 * lo), for two blocks in turn */
-	size_t	 vb;		/* [3][2][TB/2][2 DVP] bf16: V rows, pairs
+	int	 np;		/* bf16 parts of a K or V element: 2 for
+				 * f16 (hi, lo), else 1 */
+	size_t	 kb;		/* [2][np][TB][DP] bf16: K rows, for two
+				 * blocks in turn */
+	size_t	 vb;		/* [3][np][TB/2][2 DVP] bf16: V rows, pairs
 				 * of positions interleaved (VNNI), for
 				 * three blocks in turn */
 	size_t	 sc;		/* [NT][TB][16] f32: the block's scores */
@@ -73,11 +75,12 @@ mk_tile_up(size_t n)
 }
 
 static inline struct mk_tile_lay
-mk_tile_lay(int G, int D, int DV)
+mk_tile_lay(int G, int D, int DV, int np)
 {
 	struct mk_tile_lay y;
 	size_t o = 0;
 
+	y.np = np;
 	y.NT = (G + 7) / 8;
 	y.DS = (D + 31) / 32;
 	y.DP = y.DS * 32;
@@ -85,8 +88,8 @@ mk_tile_lay(int G, int D, int DV)
 #define MK_TILE_PART(m, n)	(y.m = o, o += mk_tile_up(n))
 	MK_TILE_PART(cfg, 64);
 	MK_TILE_PART(qt, (size_t)y.NT * (size_t)y.DS * 1024);
-	MK_TILE_PART(kb, 4 * (size_t)MK_TILE_TB * (size_t)y.DP * 2);
-	MK_TILE_PART(vb, 6 * (size_t)MK_TILE_TB * (size_t)y.DVP * 2);
+	MK_TILE_PART(kb, 2 * (size_t)np * MK_TILE_TB * (size_t)y.DP * 2);
+	MK_TILE_PART(vb, 3 * (size_t)np * MK_TILE_TB * (size_t)y.DVP * 2);
 	MK_TILE_PART(sc, (size_t)y.NT * MK_TILE_TB * 64);
 	MK_TILE_PART(st, (size_t)16 * MK_TILE_TB * 4);
 	MK_TILE_PART(pb, 2 * (size_t)y.NT * 16 * MK_TILE_TB * 2);
