@@ -19,12 +19,13 @@
 
 /*
  * Query rows (heads x tokens) a kv head must serve for the amx row to
- * compute a task on tiles, for K/V dtype dt (MK_U8: FP8): measured in
- * cache on one core (tests/bench/RESULTS.md, mdecode), FP8 from 8, where
- * avx512 pays for widening each element for few heads; f16 and bf16,
- * which its f32 kernel widens cheaply, from 16; f32 never (its values do
- * not fit bf16's two parts).  tile_rows (MOEKIT_TILE_ROWS) overrides the
- * first three.
+ * compute a task on tiles, for K/V dtype dt (MK_U8: FP8), where the
+ * tiles measured faster (tests/bench/RESULTS.md, mdecode): FP8 from 8,
+ * where avx512 pays for widening each element for few heads; bf16, which
+ * its f32 kernel widens by a shift, from 16; f16, which the tiles take
+ * in two parts (twice the products), from 32 (16 rows ran slower on 16
+ * threads of the device); f32 never (its values do not fit two bf16).
+ * tile_rows (MOEKIT_TILE_ROWS) overrides the first three.
  */
 static inline int
 mk_tile_from(int dt, int tile_rows)
@@ -33,7 +34,7 @@ mk_tile_from(int dt, int tile_rows)
 		return INT_MAX;
 	if (tile_rows > 0)
 		return tile_rows;
-	return dt == MK_U8 ? 8 : 16;
+	return dt == MK_U8 ? 8 : dt == MK_F16 ? 32 : 16;
 }
 
 /*
