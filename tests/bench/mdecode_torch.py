@@ -146,8 +146,7 @@ for dt in (torch.float16, torch.bfloat16) if "gqa" in CASES else ():
         qf = q.reshape(B, KH, G, D)
         for dens in (0.0, 0.5):
             masked = torch.rand(B, KH, M, generator=g) < dens
-            args = [BIN, "--verbose", "--threads", str(T), "--valid-length",
-                    str(V), "--emit", "out", "-o", os.path.join(tmp, "out.npy")]
+            args = [BIN, "--valid-length", str(V)]
             data = qkv
             if dt == torch.bfloat16:
                 args += ["--dtype", "bf16"]
@@ -155,37 +154,9 @@ for dt in (torch.float16, torch.bfloat16) if "gqa" in CASES else ():
             if dens > 0:
                 data = qkv + npy(masked)
                 amask = (~masked[:, :, None, :V]).expand(B, KH, G, V)
-            tm, tt, ts = [], [], []
-            for r in range(R + 1):
-                # torch's idle threads spin a while after its call: left
-                # to it, the next mdecode would share its CPUs with them
-                time.sleep(0.5)
-                p = subprocess.run(args, input=data, capture_output=True)
-                if p.returncode != 0:
-                    sys.exit(p.stderr.decode())
-                err = p.stderr.decode()
-                ms = float(re.search(r"attention on \d+ threads in ([0-9.]+) ms",
-                                     err).group(1))
-                st = float(re.search(r"\d+ threads started in ([0-9.]+) ms",
-                                     err).group(1))
-                t0 = time.perf_counter()
-                ref = sdpa(qf, kv, vv, attn_mask=amask)
-                t1 = time.perf_counter()
-                if r > 0:            # round 0 warms both up
-                    tm.append(ms)
-                    ts.append(st)
-                    tt.append((t1 - t0) * 1e3)
-            out = np.load(os.path.join(tmp, "out.npy"))
-            if dt == torch.bfloat16:
-                out = torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
-            else:
-                out = torch.from_numpy(out)
-            diff = (out.float().reshape(B, KH, G, D) - ref.float()).abs().max()
-            a, b = q3(tm), q3(tt)
-            print("%s,%d,%g,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2g,%.2f"
-                  % (str(dt).split(".")[1], B, dens, a[1], a[0], a[2], b[1],
-                     b[0], b[2], b[1] / a[1], diff.item(), q3(ts)[1]),
-                  flush=True)
+            row("%s,%d,%g" % (str(dt).split(".")[1], B, dens),
+                *rounds(args, data, lambda: sdpa(qf, kv, vv, attn_mask=amask),
+                        "gqa"))
 
 F8 = getattr(torch, "float8_e4m3fn", None)
 if F8 is None and ("fp8" in CASES or "mla" in CASES):
