@@ -2,6 +2,7 @@
  * mdec.c - splitting a decode-attention problem over threads, merging the
  * pieces, the float64 reference and the read-bandwidth probe; see mdec.h.
  */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -178,6 +179,23 @@ mk_mdec_kernel(const struct mk_mdec_kern *k, int dtype)
 	case MK_U8:	return k->mdec_fp8;
 	default:	return k->mdec_f32;
 	}
+}
+
+int
+mk_mdec_tile_rows(struct mk_err *e)
+{
+	const char *v = getenv("MOEKIT_TILE_ROWS");
+	char *end;
+	long n;
+
+	if (v == NULL || *v == '\0')
+		return 0;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (*end != '\0' || errno != 0 || n < 1 || n > 4096)
+		return mk_err_usage(e, "MOEKIT_TILE_ROWS=%s: a whole number of "
+		    "query rows from 1 to 4096", v);
+	return (int)n;
 }
 
 /* nfloat floats, 64-byte aligned, zeroed unless every one is written

@@ -8,7 +8,6 @@
 #error "compile mdec_kern.c without -mavx*"
 #endif
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include "simd/cpu.h"
@@ -96,21 +95,4 @@ mk_mdec_paged_l2(struct mk_err *e)
 	if (want < 0)
 		return -1;
 	return want > 0 ? want - 1 : mk_cpu()->amd != 0;
-}
-
-int
-mk_mdec_tile_rows(struct mk_err *e)
-{
-	const char *v = getenv("MOEKIT_TILE_ROWS");
-	char *end;
-	long n;
-
-	if (v == NULL || *v == '\0')
-		return 0;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (*end != '\0' || errno != 0 || n < 1 || n > 4096)
-		return mk_err_usage(e, "MOEKIT_TILE_ROWS=%s: a whole number of "
-		    "query rows from 1 to 4096", v);
-	return (int)n;
 }
