@@ -12,8 +12,8 @@
  *	interleaved, as a tile's B operand wants them; the columns then come
  *	in an order the walk's end undoes, vnni_col);
  *   scores S^T [TB][16] per tile of eight query rows = K rows x q^T, q
- *	split into bf16 hi + lo as columns 0-7 and 8-15 (so a score carries
- *	16 of q's bits, f32's accuracy within 2^-16 of a product's size);
+ *	split into bf16 hi + lo as columns 0-7 and 8-15 (16 of q's bits:
+ *	within 2^-18 of q);
  *   softmax in f32 on the scores transposed (a head's positions in
  *	vectors of 16), the running maximum moving only past TAU as in
  *	mdec_kernel.h; probabilities split into bf16 hi + lo rows, eight
@@ -21,7 +21,9 @@
  *   values O [16][DVP] += P [16][TB] x V [TB][DVP]: the rows hi and lo of
  *	a head summed at the walk's end.
  * A product is therefore exact up to f32's rounding of its sums and the
- * 2^-17 (relative) left of q and p by their two bf16 parts.
+ * 2^-18 (relative) left of q and p by their two bf16 parts: the bound
+ * mdecode(1) states.  The tile products run as steps between the next
+ * block's widening (struct tick), three blocks in flight (tile_walk).
  *
  * Bytes that the bf16 products cannot carry as the f32 kernels do (an
  * FP8 NaN or E5M2 infinity, an f16 or bf16 infinity or NaN: their low
