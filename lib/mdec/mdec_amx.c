@@ -19,8 +19,7 @@ tile_entry(const struct mk_mdec_task *t, int n, int kind,
 {
 	int h;
 
-	if (t->rd || t->G < mk_tile_from(kind == TK_E4M3 || kind == TK_E5M2 ?
-	    MK_U8 : MK_F16, t->tile_rows)) {
+	if (t->rd || t->G < mk_tile_from(tile_dtype(kind), t->tile_rows)) {
 		f512(t, n);
 		return;
 	}

@@ -51,6 +51,14 @@ _Static_assert(TB % BLK == 0 && MT % MQ == 0,
 /* How K and V bytes are read: a dtype's own way of widening. */
 enum tkind { TK_BF16, TK_F16, TK_E4M3, TK_E5M2 };
 
+/* The K/V dtype a kind reads (MK_U8: FP8 bytes). */
+static inline int
+tile_dtype(int kind)
+{
+	return kind == TK_E4M3 || kind == TK_E5M2 ? MK_U8 : kind == TK_F16 ?
+	    MK_F16 : MK_BF16;
+}
+
 /*
  * What the bf16 rows hold of the true values: E4M3 times 2^-8 (as the
  * f32 kernels read it: mdec.h, MK_MDEC_FP8_READ), E5M2 times 2^16 (its
