@@ -66,6 +66,9 @@ fails 2 mdecode --bench --q-heads 30
 fails 2 mdecode --bench --valid-length 9 --max-length 8
 MOEKIT_ISA=sse9 fails 2 mdecode "$ex"
 MOEKIT_PAGED_L2=yes fails 2 mdecode "$ex"
+MOEKIT_TILE_ROWS=x fails 2 mdecode "$ex"
+MOEKIT_TILE_ROWS=0 fails 2 mdecode "$ex"
+MOEKIT_TILE_ROWS=4097 fails 2 mdecode "$ex"
 echo "-- output"
 fails 1 mdecode --valid-length 7 -o res.npy --kv-heads 3 flat.npy
 mdecode --valid-length 7 "$ex" > /dev/full 2>err.txt && die "wrote to /dev/full"
