@@ -1,0 +1,113 @@
+/*
+ * amxpeak.c - what one core's AMX tiles do at most: TDPBF16PS (16 x 32
+ * by 32 x 16 bf16, f32 sums) back to back, four independent sums, and
+ * the same with their operands loaded from L1 before each (the amx
+ * row's steps: 2 A and 2 B loads for four products), ns a product.
+ * The floor RESULTS.md holds the amx walk to (mdecode, AMX tiles).
+ *
+ *   amxpeak [ROUNDS]
+ *
+ * (cc -O2 -mamx-tile -mamx-bf16 -o amxpeak tests/bench/amxpeak.c; on
+ *  Linux, which must grant the tile data, x86-64 with AMX-BF16)
+ *
+ * Each round times 10^6 groups of four products; printed are the median
+ * and the range over ROUNDS rounds (default 7).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+
+#define N	1000000
+
+static uint16_t a[2][16 * 32] __attribute__((aligned(64)));
+static uint16_t b[2][16 * 32] __attribute__((aligned(64)));
+
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int
+cmp(const void *x, const void *y)
+{
+	double u = *(const double *)x, v = *(const double *)y;
+
+	return (u > v) - (u < v);
+}
+
+/* ns a product of one round: operands in tiles (load 0) or loaded. */
+static double
+round_ns(int load)
+{
+	double t = now();
+	long i;
+
+	for (i = 0; i < N; i++) {
+		if (load) {
+			_tile_loadd(4, a[0], 64);
+			_tile_loadd(5, a[1], 64);
+			_tile_loadd(6, b[0], 64);
+			_tile_loadd(7, b[1], 64);
+		}
+		_tile_dpbf16ps(0, 4, 6);
+		_tile_dpbf16ps(1, 5, 6);
+		_tile_dpbf16ps(2, 4, 7);
+		_tile_dpbf16ps(3, 5, 7);
+	}
+	return (now() - t) * 1e9 / N / 4;
+}
+
+int
+main(int argc, char **argv)
+{
+	const int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	uint8_t cfg[64] = { 1 };	/* palette 1, 8 tiles of 16 x 64 B */
+	double *t;
+	int r, i, load;
+
+	if (rounds < 1 || (t = malloc(sizeof(double) * (size_t)rounds)) ==
+	    NULL)
+		return 2;
+	if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) !=
+	    0) {
+		fprintf(stderr, "amxpeak: Linux refused the tile data\n");
+		return 1;
+	}
+	for (i = 0; i < 16 * 32; i++) {	/* small values: no overflow */
+		a[0][i] = a[1][i] = 0x3c00 + (uint16_t)(i & 7);
+		b[0][i] = b[1][i] = 0x3b80 + (uint16_t)(i & 3);
+	}
+	for (i = 0; i < 8; i++) {
+		cfg[16 + 2 * i] = 64;
+		cfg[48 + i] = 16;
+	}
+	_tile_loadconfig(cfg);
+	_tile_zero(0);		/* a tile is named by a constant */
+	_tile_zero(1);
+	_tile_zero(2);
+	_tile_zero(3);
+	_tile_loadd(4, a[0], 64);
+	_tile_loadd(5, a[1], 64);
+	_tile_loadd(6, b[0], 64);
+	_tile_loadd(7, b[1], 64);
+	for (load = 0; load < 2; load++) {
+		for (r = 0; r < rounds; r++)
+			t[r] = round_ns(load);
+		qsort(t, (size_t)rounds, sizeof(double), cmp);
+		printf("%s: %.2f ns a TDPBF16PS [%.2f, %.2f]\n", load ?
+		    "operands loaded from L1 (2 A, 2 B a four)" :
+		    "operands in tiles", t[rounds / 2], t[0], t[rounds - 1]);
+	}
+	_tile_release();
+	free(t);
+	return 0;
+}
