@@ -730,12 +730,6 @@ mk_mdec_team(int threads)
 	}
 }
 
-/* the float64 reference's helpers, below */
-static double elem(const struct mk_mdec *p, const void *buf, size_t i);
-static int masked(const struct mk_mdec *p, int64_t j, int64_t pos);
-static size_t row_at(const struct mk_mdec *p, int64_t j, int64_t pos);
-static double score(const struct mk_mdec *p, size_t qo, size_t kr);
-
 /*
  * The positions only the later query tokens see of kv row (b, kh), the
  * sequence's len - Q + 1 .. len - 1: their K and V rows in double, kt and

@@ -273,7 +273,46 @@ split2(__m512 x0, __m512 x1, __m512i *lo)
 	return hi;
 }
 
-INL void transpose16(__m512 *v);
+/*
+ * Sixteen vectors transposed in place (v[i] lane c -> v[c] lane i), in
+ * 64 shuffles: pairs of rows interleaved, then pairs of pairs (u[4 a + b]
+ * holds, in 128-bit lane L, column 4 L + b of rows 4 a .. 4 a + 3), then
+ * the 128-bit lanes of u[b], u[4 + b], u[8 + b], u[12 + b] as a 4 x 4.
+ */
+INL void
+transpose16(__m512 *v)
+{
+	__m512 t[16], u[16], y[4];
+	int i, b;
+
+#pragma GCC unroll 8
+	for (i = 0; i < 16; i += 2) {
+		t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+		t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+	}
+#pragma GCC unroll 4
+	for (i = 0; i < 16; i += 4) {
+		u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(
+		    t[i]), _mm512_castps_pd(t[i + 2])));
+		u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+		u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+		u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+	}
+#pragma GCC unroll 4
+	for (b = 0; b < 4; b++) {
+		y[0] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0x44);
+		y[1] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0xee);
+		y[2] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0x44);
+		y[3] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0xee);
+		v[b] = _mm512_shuffle_f32x4(y[0], y[2], 0x88);
+		v[4 + b] = _mm512_shuffle_f32x4(y[0], y[2], 0xdd);
+		v[8 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0x88);
+		v[12 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0xdd);
+	}
+}
 
 /*
  * q's tiles: tile (j, s) holds, for dim pairs r = 0..15 of dims 32 s..,
@@ -623,47 +662,6 @@ widen(const struct tw *w, int i, const char *const *kr,
 	}
 }
 
-/*
- * Sixteen vectors transposed in place (v[i] lane c -> v[c] lane i), in
- * 64 shuffles: pairs of rows interleaved, then pairs of pairs (u[4 a + b]
- * holds, in 128-bit lane L, column 4 L + b of rows 4 a .. 4 a + 3), then
- * the 128-bit lanes of u[b], u[4 + b], u[8 + b], u[12 + b] as a 4 x 4.
- */
-INL void
-transpose16(__m512 *v)
-{
-	__m512 t[16], u[16], y[4];
-	int i, b;
-
-#pragma GCC unroll 8
-	for (i = 0; i < 16; i += 2) {
-		t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
-		t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
-	}
-#pragma GCC unroll 4
-	for (i = 0; i < 16; i += 4) {
-		u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(
-		    t[i]), _mm512_castps_pd(t[i + 2])));
-		u[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-		    _mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
-		u[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
-		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-		u[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
-		    _mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
-	}
-#pragma GCC unroll 4
-	for (b = 0; b < 4; b++) {
-		y[0] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0x44);
-		y[1] = _mm512_shuffle_f32x4(u[b], u[4 + b], 0xee);
-		y[2] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0x44);
-		y[3] = _mm512_shuffle_f32x4(u[8 + b], u[12 + b], 0xee);
-		v[b] = _mm512_shuffle_f32x4(y[0], y[2], 0x88);
-		v[4 + b] = _mm512_shuffle_f32x4(y[0], y[2], 0xdd);
-		v[8 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0x88);
-		v[12 + b] = _mm512_shuffle_f32x4(y[1], y[3], 0xdd);
-	}
-}
-
 /* The rare path: head row's maximum moves to bm; its sums rescaled. */
 static void
 tile_new_max(const struct tw *w, int row, float bm)
@@ -905,29 +903,17 @@ tile_walk(const struct mk_mdec_task *t, int kind)
 }
 
 /* The walk's copies, one a kind of K/V rows. */
-static __attribute__((noinline)) int
-walk_bf16(const struct mk_mdec_task *t)
-{
-	return tile_walk(t, TK_BF16);
+#define WALK(name, kind)						\
+static __attribute__((noinline)) int					\
+name(const struct mk_mdec_task *t)					\
+{									\
+	return tile_walk(t, kind);					\
 }
-
-static __attribute__((noinline)) int
-walk_f16(const struct mk_mdec_task *t)
-{
-	return tile_walk(t, TK_F16);
-}
-
-static __attribute__((noinline)) int
-walk_e4m3(const struct mk_mdec_task *t)
-{
-	return tile_walk(t, TK_E4M3);
-}
-
-static __attribute__((noinline)) int
-walk_e5m2(const struct mk_mdec_task *t)
-{
-	return tile_walk(t, TK_E5M2);
-}
+WALK(walk_bf16, TK_BF16)
+WALK(walk_f16, TK_F16)
+WALK(walk_e4m3, TK_E4M3)
+WALK(walk_e5m2, TK_E5M2)
+#undef WALK
 
 static int
 tile_walk_kind(const struct mk_mdec_task *t, int kind)
