@@ -65,7 +65,7 @@ LIBS = -Wl,-Bstatic -lcsv -largtable2 -Wl,-Bdynamic -ldl -lm
 # Per-ISA flags go on the kernel files only, never on everything.
 ISA_AVX2   = -mavx2 -mfma -mf16c
 ISA_AVX512 = -mavx512f -mavx512bw -mavx512dq -mavx512vl
-ISA_AMX    = $(ISA_AVX512) -mavx512bf16 -mamx-tile -mamx-bf16
+ISA_AMX    = $(ISA_AVX512) -mavx512bf16 -mavx512vbmi -mamx-tile -mamx-bf16
 # GCC's cost model option; clang vectorises by its own
 GENERIC_VEC = -ftree-vectorize $(if $(findstring clang,$(CC)),,-fvect-cost-model=dynamic)
 

@@ -6,9 +6,9 @@
  *
  * Per tile block of up to TB unmasked positions (the mask scan's blocks of
  * 32 in a row):
- *   K rows are widened to bf16 rows [TB][DP] (FP8 exactly, by integer
- *	operations; bf16 as they are; f16 split exactly into hi + lo, two
- *	rows), V rows to VNNI pairs [TB/2][2 DVP] (positions 2r and 2r+1
+ *   K rows are widened to bf16 rows [TB][DP] (FP8 exactly, each byte's
+ *	bf16 from two 128-byte tables; bf16 as they are; f16 split exactly
+ *	into hi + lo, two rows), V rows to VNNI pairs [TB/2][2 DVP] (positions 2r and 2r+1
  *	interleaved, as a tile's B operand wants them; the columns then come
  *	in an order the walk's end undoes, vnni_col);
  *   scores S^T [TB][16] per tile of eight query rows = K rows x q^T, q
@@ -29,7 +29,9 @@
  * FP8 NaN or E5M2 infinity, an f16 or bf16 infinity or NaN: their low
  * parts turn a signed infinity into NaN) are watched for, 64 bytes at a
  * time; a piece that has one is computed again by the avx512 kernel,
- * whose arithmetic carries them (tile_walk returns 1).
+ * whose arithmetic carries them (tile_walk returns 1).  They are
+ * watched in the registers the widening loads, not by a pass of their
+ * own.
  */
 #include <immintrin.h>
 #include <math.h>
@@ -59,35 +61,6 @@ tile_dtype(int kind)
 	    MK_F16 : MK_BF16;
 }
 
-/*
- * What the bf16 rows hold of the true values: E4M3 times 2^-8 (as the
- * f32 kernels read it: mdec.h, MK_MDEC_FP8_READ), E5M2 times 2^16 (its
- * exponent moved by an or, above its own bits, so that its subnormals
- * are bf16 normals: the tile instructions read bf16 subnormals as zero);
- * q is multiplied by the rest, out divided by it.
- */
-static inline float
-tile_kfix(int kind)
-{
-	return kind == TK_E5M2 ? 0x1p-16f : 1.0f;
-}
-
-/* The E4M3 and E5M2 subnormals' bf16, by mantissa (a vpermw table). */
-static inline __m512i
-sub_table(int kind)
-{
-	uint16_t t[32] = { 0 };
-	float f;
-	int m;
-
-	for (m = 0; m < (kind == TK_E4M3 ? 8 : 4); m++) {
-		/* E4M3: m 2^-9 read at 2^-8; E5M2: m 2^-16 read at 2^16 */
-		f = kind == TK_E4M3 ? (float)m * 0x1p-17f : (float)m;
-		memcpy(&t[m], (const char *)&f + 2, 2);	/* exact: 3 bits */
-	}
-	return _mm512_loadu_si512(t);
-}
-
 /* A mask of the first n of 32 lanes. */
 static inline __mmask32
 first32(int n)
@@ -96,41 +69,67 @@ first32(int n)
 }
 
 /*
- * 32 FP8 bytes (nv read, the rest 0) as bf16: sign and bits in place,
- * the exponent raised by an or, subnormals from the table, 6 operations.
+ * The FP8 tables (struct tw): the low bytes and the high bytes (sign
+ * off) of the bf16 of each of the 128 magnitudes, two vectors each, as
+ * the f32 kernels read them (E4M3 times MK_MDEC_FP8_READ: mdec.h), and
+ * the byte orders that interleave 32 low and 32 high bytes into bf16.
+ * Every FP8 value, subnormals too, is a bf16 normal or zero there (the
+ * tile instructions read bf16 subnormals as zero).
  */
-INL __m512i
-wide_fp8(const uint8_t *p, int nv, int kind, __m512i sub)
+static inline void
+fp8_tables(int kind, __m512i lut[4], __m512i ilv[2])
 {
-	const __m256i b = nv >= 32 ? _mm256_loadu_si256((const void *)p) :
-	    _mm256_maskz_loadu_epi8(first32(nv), p);
-	const __m512i x = _mm512_cvtepi8_epi16(b);
-	__m512i r;
-	__mmask32 e0;
+	const enum mk_fp8 fmt = kind == TK_E4M3 ? MK_FP8_E4M3 : MK_FP8_E5M2;
+	uint8_t lo[128], hi[128], ix[2][64];
+	uint32_t u;
+	float f;
+	int c, j;
 
-	if (kind == TK_E4M3) {
-		r = _mm512_ternarylogic_epi32(_mm512_slli_epi16(x, 4),
-		    _mm512_set1_epi16((short)0x87f0),
-		    _mm512_set1_epi16(0x3800), 0xea);	/* a & b | c */
-		e0 = _mm512_testn_epi16_mask(x, _mm512_set1_epi16(0x78));
-	} else {
-		r = _mm512_ternarylogic_epi32(_mm512_slli_epi16(x, 5),
-		    _mm512_set1_epi16((short)0x8fe0),
-		    _mm512_set1_epi16(0x4000), 0xea);
-		e0 = _mm512_testn_epi16_mask(x, _mm512_set1_epi16(0x7c));
+	for (c = 0; c < 128; c++) {
+		f = (float)(mk_fp8_value((uint8_t)c, fmt) *
+		    MK_MDEC_FP8_READ(fmt));	/* exact: 3 bits at most */
+		memcpy(&u, &f, 4);
+		lo[c] = (uint8_t)(u >> 16);
+		hi[c] = (uint8_t)(u >> 24 & 0x7f);
 	}
-	r = _mm512_mask_permutexvar_epi16(r, e0, x, sub);
-	/* the sign back on the table's values: r | x & 0x8000 */
-	return _mm512_ternarylogic_epi32(r, x,
-	    _mm512_set1_epi16((short)0x8000), 0xf8);
+	for (j = 0; j < 64; j++) {
+		ix[0][j] = (uint8_t)(j / 2 + (j & 1) * 64);
+		ix[1][j] = (uint8_t)(32 + j / 2 + (j & 1) * 64);
+	}
+	lut[0] = _mm512_loadu_si512(lo);
+	lut[1] = _mm512_loadu_si512(lo + 64);
+	lut[2] = _mm512_loadu_si512(hi);
+	lut[3] = _mm512_loadu_si512(hi + 64);
+	ilv[0] = _mm512_loadu_si512(ix[0]);
+	ilv[1] = _mm512_loadu_si512(ix[1]);
 }
 
-/* 32 f16 (nv read) split exactly: hi their top 8 bits, lo the rest. */
-INL __m512i
-wide_f16(const uint16_t *p, int nv, __m512i *lo)
+/*
+ * 64 FP8 bytes at p (nv read, the rest 0) as 64 bf16, *w0 the first 32:
+ * each magnitude's bytes from the tables (vpermi2b reads an index's 7 low
+ * bits), the sign or'd on, low and high bytes interleaved; the bytes
+ * watched into *acc (watch_vec).
+ */
+INL void
+wide_fp8(const uint8_t *p, int nv, const __m512i *lut, const __m512i *ilv,
+    __m512i *w0, __m512i *w1, __m512i *acc)
 {
-	const __m512i h = nv >= 32 ? _mm512_loadu_si512(p) :
-	    _mm512_maskz_loadu_epi16(first32(nv), p);
+	const __m512i b = nv >= 64 ? _mm512_loadu_si512(p) :
+	    _mm512_maskz_loadu_epi8(((__mmask64)1 << nv) - 1, p);
+	const __m512i sign = _mm512_set1_epi8((char)0x80);
+	const __m512i lo = _mm512_permutex2var_epi8(lut[0], b, lut[1]);
+	__m512i hi = _mm512_permutex2var_epi8(lut[2], b, lut[3]);
+
+	hi = _mm512_ternarylogic_epi32(hi, b, sign, 0xf8);  /* a | b & c */
+	*w0 = _mm512_permutex2var_epi8(lo, ilv[0], hi);
+	*w1 = _mm512_permutex2var_epi8(lo, ilv[1], hi);
+	*acc = _mm512_max_epu8(*acc, _mm512_or_si512(b, sign));
+}
+
+/* 32 f16 h split exactly: hi their top 8 bits, lo the rest. */
+INL __m512i
+wide_f16(__m512i h, __m512i *lo)
+{
 	const __m512 top = _mm512_castsi512_ps(_mm512_set1_epi32(
 	    (int)0xffff0000));
 	__m512 f0 = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
@@ -144,29 +143,17 @@ wide_f16(const uint16_t *p, int nv, __m512i *lo)
 
 /*
  * The bytes of a row that the tiles cannot carry (the file's comment):
- * n bytes at p, or'd with the sign bits, into the unsigned maxima *acc
- * (bytes for FP8, 16-bit words else); special() then tells.
+ * the 16-bit words x, or'd with their sign bits, into the unsigned
+ * maxima *acc (FP8's bytes: wide_fp8); special() then tells.
  */
 INL void
-watch(__m512i *acc, const char *p, size_t n, int kind)
+watch_vec(__m512i *acc, __m512i x)
 {
-	const int fp8 = kind == TK_E4M3 || kind == TK_E5M2;
-	const __m512i sign = fp8 ? _mm512_set1_epi8((char)0x80) :
-	    _mm512_set1_epi16((short)0x8000);
-	__m512i x;
-	size_t i;
-
-	for (i = 0; i < n; i += 64) {
-		x = n - i >= 64 ? _mm512_loadu_si512(p + i) :
-		    _mm512_maskz_loadu_epi8(((__mmask64)1 << (n - i)) - 1,
-		    p + i);
-		x = _mm512_or_si512(x, sign);
-		*acc = fp8 ? _mm512_max_epu8(*acc, x) :
-		    _mm512_max_epu16(*acc, x);
-	}
+	*acc = _mm512_max_epu16(*acc, _mm512_or_si512(x,
+	    _mm512_set1_epi16((short)0x8000)));
 }
 
-/* Whether watch saw a byte the tiles cannot carry. */
+/* Whether the watch saw a byte the tiles cannot carry. */
 static inline int
 special(__m512i acc, int kind)
 {
@@ -189,7 +176,7 @@ special(__m512i acc, int kind)
 struct tw {
 	const struct mk_mdec_task *t;
 	struct mk_tile_lay y;
-	__m512i		 sub;		/* sub_table */
+	__m512i		 lut[4], ilv[2];	/* fp8_tables */
 	int		 DV;		/* columns of the values */
 	char		*base;		/* t->work */
 	uint16_t	*qt, *kb, *vb, *pb;
@@ -210,20 +197,20 @@ struct tw {
 #define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
 				    (size_t)(j)) * 16 * TB)
 
-/* 32 elements of a row from element off (nv read) as bf16, and lo. */
+/*
+ * 32 f16 or bf16 of a row from element off (nv read) as bf16 (f16's hi,
+ * and *lo), watched into *acc.
+ */
 INL __m512i
-wide32(const char *row, int off, int nv, int kind, __m512i sub, __m512i *lo)
+wide32(const char *row, int off, int nv, int kind, __m512i *lo,
+    __m512i *acc)
 {
-	switch (kind) {
-	case TK_F16:
-		return wide_f16((const uint16_t *)row + off, nv, lo);
-	case TK_BF16:
-		return nv >= 32 ? _mm512_loadu_si512((const uint16_t *)row +
-		    off) : _mm512_maskz_loadu_epi16(first32(nv),
-		    (const uint16_t *)row + off);
-	default:
-		return wide_fp8((const uint8_t *)row + off, nv, kind, sub);
-	}
+	const uint16_t *p = (const uint16_t *)(const void *)row + off;
+	const __m512i x = nv >= 32 ? _mm512_loadu_si512(p) :
+	    _mm512_maskz_loadu_epi16(first32(nv), p);
+
+	watch_vec(acc, x);
+	return kind == TK_F16 ? wide_f16(x, lo) : x;
 }
 
 /*
@@ -316,17 +303,16 @@ transpose16(__m512 *v)
 
 /*
  * q's tiles: tile (j, s) holds, for dim pairs r = 0..15 of dims 32 s..,
- * 16 columns: rows 8 j .. 8 j + 7 of q (times kfix) split, column k the
+ * 16 columns: rows 8 j .. 8 j + 7 of q split, column k the
  * high bf16 part of row 8 j + k, column 8 + k its low part.  Rows past G
  * and dims past D are 0.  A tile is the transpose of 16 rows of 16
  * dwords (a dim pair each): the 8 rows' hi, then their lo.
  */
 static void
-q_tiles_bf16(const struct tw *w, float kfix)
+q_tiles_bf16(const struct tw *w)
 {
 	const struct mk_mdec_task *t = w->t;
 	const int NT = w->y.NT, DS = w->y.DS;
-	const __m512 f = _mm512_set1_ps(kfix);
 	__m512 v[16], x0, x1;
 	__m512i lo;
 	int j, s, c, g, d;
@@ -343,11 +329,9 @@ q_tiles_bf16(const struct tw *w, float kfix)
 
 					/* ld is a multiple of 16, zero past D */
 					if (d < t->ld)
-						x0 = _mm512_mul_ps(f,
-						    _mm512_loadu_ps(q));
+						x0 = _mm512_loadu_ps(q);
 					if (d + 16 < t->ld)
-						x1 = _mm512_mul_ps(f,
-						    _mm512_loadu_ps(q + 16));
+						x1 = _mm512_loadu_ps(q + 16);
 				}
 				v[c] = _mm512_castsi512_ps(split2(x0, x1,
 				    &lo));
@@ -597,32 +581,100 @@ tick_start(struct tick *k, const struct tw *w, int kset, int vset,
 	k->T = tick_steps(w, vals) - (sc ? 0 : tick_steps(w, 0));
 }
 
+/* Elements a call of tick follows in a row: FP8's widening takes 64. */
+#define WSTEP(kind)	((kind) == TK_E4M3 || (kind) == TK_E5M2 ? 64 : 32)
+
 /* Calls of tick a block's widening makes. */
 static int
-widen_calls(const struct tw *w)
+widen_calls(const struct tw *w, int kind)
 {
-	return TB / 2 * (w->y.DP / 32);
+	return TB / 2 * ((w->y.DP + WSTEP(kind) - 1) / WSTEP(kind));
+}
+
+/*
+ * 64 columns c.. of FP8 rows a pair (kr0, kr1; V's vr0, vr1, where not
+ * mla) into K rows k0 (and its pair's, DP on) and V pair row v0: the
+ * columns past DP or DVP not stored.
+ */
+INL void
+widen64(const struct tw *w, int c, const char *kr0, const char *kr1,
+    const char *vr0, const char *vr1, int mla, uint16_t *k0, uint16_t *v0,
+    __m512i *seen)
+{
+	const int D = w->t->D, DP = w->y.DP, DVP = w->y.DVP;
+	__m512i a0, a1, b0, b1;
+
+	wide_fp8((const uint8_t *)kr0 + c, D - c, w->lut, w->ilv, &a0, &a1,
+	    seen);
+	wide_fp8((const uint8_t *)kr1 + c, D - c, w->lut, w->ilv, &b0, &b1,
+	    seen);
+	_mm512_store_si512(k0 + c, a0);
+	_mm512_store_si512(k0 + DP + c, b0);
+	if (c + 32 < DP) {
+		_mm512_store_si512(k0 + c + 32, a1);
+		_mm512_store_si512(k0 + DP + c + 32, b1);
+	}
+	if (c >= DVP)
+		return;
+	if (!mla) {
+		wide_fp8((const uint8_t *)vr0 + c, D - c, w->lut, w->ilv, &a0,
+		    &a1, seen);
+		wide_fp8((const uint8_t *)vr1 + c, D - c, w->lut, w->ilv, &b0,
+		    &b1, seen);
+	}
+	put_pair(v0, c, a0, b0);
+	if (c + 32 < DVP)
+		put_pair(v0, c + 32, a1, b1);
+}
+
+/*
+ * 32 columns c.. of f16 or bf16 rows a pair into K rows (k0, and f16's
+ * low parts k1) and V pair rows v0 (v1), as widen64.
+ */
+INL void
+widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
+    const char *vr0, const char *vr1, int mla, uint16_t *k0, uint16_t *k1,
+    uint16_t *v0, uint16_t *v1, __m512i *seen, int kind)
+{
+	const int D = w->t->D, DP = w->y.DP;
+	__m512i a, b, al = _mm512_setzero_si512(), bl = al;
+
+	a = wide32(kr0, c, D - c, kind, &al, seen);
+	b = wide32(kr1, c, D - c, kind, &bl, seen);
+	_mm512_store_si512(k0 + c, a);
+	_mm512_store_si512(k0 + DP + c, b);
+	if (PARTS(kind) > 1) {
+		_mm512_store_si512(k1 + c, al);
+		_mm512_store_si512(k1 + DP + c, bl);
+	}
+	if (c >= w->y.DVP)
+		return;
+	if (!mla) {
+		a = wide32(vr0, c, D - c, kind, &al, seen);
+		b = wide32(vr1, c, D - c, kind, &bl, seen);
+	}
+	put_pair(v0, c, a, b);
+	if (PARTS(kind) > 1)
+		put_pair(v1, c, al, bl);
 }
 
 /*
  * Block i's rows kr[0..TB) widened into its buffer sets, two positions
- * at a time: K rows into K's set i % 2, and V into V's set i % 3 as VNNI
- * pairs, from its own rows or, for MLA (mla: V is K's rows), from the
- * same registers; the stage's steps between (tick), and the next block's
- * rows (pk, pv [0..na); pk NULL: none) prefetched a pair at a time, so
- * that the prefetches spread over the block rather than wait in a burst
- * for the core's miss buffers.
+ * at a time, and watched into *seen: K rows into K's set i % 2, and V
+ * into V's set i % 3 as VNNI pairs, from its own rows or, for MLA (mla:
+ * V is K's rows), from the same registers; the stage's steps between
+ * (tick), and the next block's rows (pk, pv [0..na); pk NULL: none)
+ * prefetched a pair at a time, so that the prefetches spread over the
+ * block rather than wait in a burst for the core's miss buffers.
  */
 INL void
 widen(const struct tw *w, int i, const char *const *kr,
     const char *const *vr, int mla, const char *const *pk,
-    const char *const *pv, int na, struct tick *tk, int kind)
+    const char *const *pv, int na, __m512i *seen, struct tick *tk,
+    int kind)
 {
-	const int D = w->t->D, DP = w->y.DP, DVP = w->y.DVP;
-	const __m512i sub = w->sub;
-	const struct rowpf rp = row_pf((size_t)D * (kind == TK_E4M3 ||
-	    kind == TK_E5M2 ? 1 : 2));
-	__m512i a, b, al = _mm512_setzero_si512(), bl = al;
+	const int fp8 = kind == TK_E4M3 || kind == TK_E5M2;
+	const struct rowpf rp = row_pf((size_t)w->t->D * (fp8 ? 1 : 2));
 	uint16_t *k0, *k1, *v0, *v1;
 	int r, c, e;
 
@@ -637,26 +689,15 @@ widen(const struct tw *w, int i, const char *const *kr,
 		k1 = KROW(w, i & 1, 1, 2 * r);
 		v0 = VROW(w, i % 3, 0, r);
 		v1 = VROW(w, i % 3, 1, r);
-		for (c = 0; c < DP; c += 32) {
-			a = wide32(kr[2 * r], c, D - c, kind, sub, &al);
-			b = wide32(kr[2 * r + 1], c, D - c, kind, sub, &bl);
-			_mm512_store_si512(k0 + c, a);
-			_mm512_store_si512(k0 + DP + c, b);
-			if (PARTS(kind) > 1) {
-				_mm512_store_si512(k1 + c, al);
-				_mm512_store_si512(k1 + DP + c, bl);
-			}
-			if (c < DVP) {
-				if (!mla) {
-					a = wide32(vr[2 * r], c, D - c, kind,
-					    sub, &al);
-					b = wide32(vr[2 * r + 1], c, D - c,
-					    kind, sub, &bl);
-				}
-				put_pair(v0, c, a, b);
-				if (PARTS(kind) > 1)
-					put_pair(v1, c, al, bl);
-			}
+		for (c = 0; c < w->y.DP; c += WSTEP(kind)) {
+			if (fp8)
+				widen64(w, c, kr[2 * r], kr[2 * r + 1],
+				    vr[2 * r], vr[2 * r + 1], mla, k0, v0,
+				    seen);
+			else
+				widen32(w, c, kr[2 * r], kr[2 * r + 1],
+				    vr[2 * r], vr[2 * r + 1], mla, k0, k1, v0,
+				    v1, seen, kind);
 			tick(w, tk, kind);
 		}
 	}
@@ -753,7 +794,8 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 	w->t = t;
 	w->DV = DV;
 	w->y = mk_tile_lay(t->G, t->D, DV, PARTS(kind));
-	w->sub = sub_table(kind);
+	if (kind == TK_E4M3 || kind == TK_E5M2)
+		fp8_tables(kind, w->lut, w->ilv);
 	w->base = (char *)t->work;
 	w->qt = (uint16_t *)(void *)(w->base + w->y.qt);
 	w->kb = (uint16_t *)(void *)(w->base + w->y.kb);
@@ -763,7 +805,7 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 	w->ob = (float *)(void *)(w->base + w->y.ob);
 	w->mx = (float *)(void *)(w->base + w->y.mx);
 	w->ls = (float *)(void *)(w->base + w->y.ls);
-	q_tiles_bf16(w, tile_kfix(kind));
+	q_tiles_bf16(w);
 	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.DVP * 4);
 	memset(w->ls, 0, (size_t)w->y.NT * 8 * 64);
 	for (i = 0; i < w->y.NT * 8; i++)
@@ -772,11 +814,9 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 
 /* The walk's end: each head's hi and lo sums, in column order. */
 static void
-tile_end(const struct tw *w, int kind)
+tile_end(const struct tw *w)
 {
 	const struct mk_mdec_task *t = w->t;
-	/* V's rows hold its values times 1 / kfix, as K's do */
-	const float of = tile_kfix(kind);
 	const float *hi, *lo;
 	float l;
 	int g, d, c;
@@ -788,7 +828,7 @@ tile_end(const struct tw *w, int kind)
 		for (d = 0; d < t->ld; d++) {
 			c = vnni_col(d);
 			t->acc[(size_t)g * t->ld + (size_t)d] = d < w->DV ?
-			    (hi[c] + lo[c]) * of : 0;
+			    hi[c] + lo[c] : 0;
 		}
 		for (l = 0, c = 0; c < 16; c++)
 			l += w->ls[(size_t)g * 16 + (size_t)c];
@@ -824,8 +864,6 @@ tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
     const size_t *ahead, int na, __m512i *seen, struct tick *tk, int kind)
 {
 	const struct mk_mdec_task *t = w->t;
-	const size_t rb = (size_t)t->D * (kind == TK_E4M3 || kind ==
-	    TK_E5M2 ? 1 : 2);
 	const char *kr[TB], *vr[TB], *pk[TB], *pv[TB];
 	int j;
 
@@ -839,13 +877,8 @@ tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
 			block_rows(t, ahead + j, na - j < BLK ? na - j : BLK,
 			    pk + j, pv + j, 1);
 	}
-	for (j = 0; j < nb; j++) {
-		watch(seen, kr[j], rb, kind);
-		if (vr[j] != kr[j])
-			watch(seen, vr[j], rb, kind);
-	}
-	widen(w, i, kr, vr, vr[0] == kr[0], na > 0 ? pk : NULL, pv, na, tk,
-	    kind);
+	widen(w, i, kr, vr, vr[0] == kr[0], na > 0 ? pk : NULL, pv, na, seen,
+	    tk, kind);
 }
 
 /*
@@ -883,7 +916,7 @@ tile_walk(const struct mk_mdec_task *t, int kind)
 		/* block i's scores and block i - 1's values, between the
 		 * widening of block i + 1 */
 		tick_start(&tk, &w, i & 1, (i - 1 + 3) % 3, (i - 1) & 1, 1,
-		    i > 0, nb[n] > 0 ? widen_calls(&w) : 1);
+		    i > 0, nb[n] > 0 ? widen_calls(&w, kind) : 1);
 		if (nb[n] > 0)
 			tile_rows(&w, i + 1, idx[n], nb[n], idx[a], nb[a],
 			    &seen, &tk, kind);
@@ -898,7 +931,7 @@ tile_walk(const struct mk_mdec_task *t, int kind)
 	_tile_release();
 	if (special(seen, kind))
 		return 1;
-	tile_end(&w, kind);
+	tile_end(&w);
 	return 0;
 }
 

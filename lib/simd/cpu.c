@@ -58,6 +58,7 @@ probe(struct mk_cpu *c)
 	c->avx512bw = zmm && (b & (1u << 30));
 	c->avx512vl = zmm && (b & (1u << 31));
 	c->avx512fp16 = zmm && (d & (1u << 23));
+	c->avx512vbmi = zmm && (cx & (1u << 1));
 	/* XTILECFG and XTILEDATA state enabled by the OS */
 	c->amx_tile = (xcr0 & 0x60000) == 0x60000 && (d & (1u << 24));
 	c->amx_bf16 = c->amx_tile && (d & (1u << 22));
@@ -131,10 +132,13 @@ mk_cpu_amx(const char **why)
 		if (!c->has_avx512bf16)
 			snprintf(reason, sizeof(reason), "the CPU has no "
 			    "AVX512-BF16");
+		else if (!c->avx512vbmi)
+			snprintf(reason, sizeof(reason), "the CPU has no "
+			    "AVX512-VBMI");
 		else if (!c->amx_bf16)
 			snprintf(reason, sizeof(reason), "the CPU has no "
 			    "AMX-BF16 tiles the OS enabled");
-		state = c->has_avx512bf16 && c->amx_bf16 &&
+		state = c->has_avx512bf16 && c->avx512vbmi && c->amx_bf16 &&
 		    ask_tiles(reason, sizeof(reason));
 		cpu.has_amx = state;
 	}
