@@ -180,7 +180,7 @@ struct tw {
 	int		 DV;		/* columns of the values */
 	char		*base;		/* t->work */
 	uint16_t	*qt, *kb, *vb, *pb;
-	float		*sc, *ob, *mx, *ls;
+	float		*sc, *ob, *mx, *ls, *pa;
 };
 
 /* bf16 parts of a K or V row: f16's hi and lo, one else. */
@@ -402,7 +402,8 @@ score_step(const struct tw *w, struct tick *k, int kind)
 	const int NT = w->y.NT, DS = w->y.DS, two = k->j + 1 < NT;
 	const size_t ks = (size_t)w->y.DP * 2, qs = (size_t)DS * 512;
 	const uint16_t *q = w->qt + (size_t)k->j * qs + (size_t)k->s * 512;
-	float *s0 = w->sc + (size_t)k->j * TB * 16 + 16 * 16 * k->m;
+	float *s0 = w->sc + ((size_t)k->kset * (size_t)NT + (size_t)k->j) *
+	    TB * 16 + 16 * 16 * k->m;
 	int p;
 
 	if (k->s == 0) {
@@ -661,7 +662,7 @@ widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
 /*
  * Block i's rows kr[0..TB) widened into its buffer sets, two positions
  * at a time, and watched into *seen: K rows into K's set i % 2, and V
- * into V's set i % 3 as VNNI pairs, from its own rows or, for MLA (mla:
+ * into V's set i % MK_TILE_VSETS as VNNI pairs, from its own rows or, for MLA (mla:
  * V is K's rows), from the same registers; the stage's steps between
  * (tick), and the next block's rows (pk, pv [0..na); pk NULL: none)
  * prefetched a pair at a time, so that the prefetches spread over the
@@ -687,8 +688,8 @@ widen(const struct tw *w, int i, const char *const *kr,
 		}
 		k0 = KROW(w, i & 1, 0, 2 * r);
 		k1 = KROW(w, i & 1, 1, 2 * r);
-		v0 = VROW(w, i % 3, 0, r);
-		v1 = VROW(w, i % 3, 1, r);
+		v0 = VROW(w, i % MK_TILE_VSETS, 0, r);
+		v1 = VROW(w, i % MK_TILE_VSETS, 1, r);
 		for (c = 0; c < w->y.DP; c += WSTEP(kind)) {
 			if (fp8)
 				widen64(w, c, kr[2 * r], kr[2 * r + 1],
@@ -703,24 +704,45 @@ widen(const struct tw *w, int i, const char *const *kr,
 	}
 }
 
-/* The rare path: head row's maximum moves to bm; its sums rescaled. */
+/*
+ * The rare path: head row's maximum moves to bm.  Its running sums are
+ * rescaled now; its values' sums, which the tiles may be adding to in
+ * this stage, at the next stage's start (tile_rescale), by the factor
+ * kept in pa.
+ */
 static void
 tile_new_max(const struct tw *w, int row, float bm)
 {
-	const int j = row / 8, k = row % 8, DVP = w->y.DVP;
 	const float alpha = w->mx[row] - bm < -125.0f ? 0.0f :
 	    exp2f(w->mx[row] - bm);
-	float *hi = w->ob + ((size_t)j * 16 + (size_t)k) * (size_t)DVP;
-	float *lo = hi + (size_t)8 * DVP;
 	int d;
 
-	for (d = 0; d < DVP; d++) {
-		hi[d] *= alpha;
-		lo[d] *= alpha;
-	}
 	for (d = 0; d < 16; d++)
 		w->ls[(size_t)row * 16 + (size_t)d] *= alpha;
+	w->pa[row] *= alpha;
 	w->mx[row] = bm;
+}
+
+/* The values' sums of the rows whose maximum moved, rescaled. */
+static void
+tile_rescale(const struct tw *w)
+{
+	const int DVP = w->y.DVP;
+	float *hi, *lo;
+	int row, d;
+
+	for (row = 0; row < w->t->G; row++) {
+		if (w->pa[row] == 1.0f)
+			continue;
+		hi = w->ob + ((size_t)(row / 8) * 16 + (size_t)(row % 8)) *
+		    (size_t)DVP;
+		lo = hi + (size_t)8 * DVP;
+		for (d = 0; d < DVP; d++) {
+			hi[d] *= w->pa[row];
+			lo[d] *= w->pa[row];
+		}
+		w->pa[row] = 1.0f;
+	}
 }
 
 /*
@@ -728,12 +750,13 @@ tile_new_max(const struct tw *w, int row, float bm)
  * its scores transposed (st: column c's positions in a row), then per
  * head its TB scores (columns k and 8 + k summed, -inf past nb), the
  * maximum moved if past TAU, the probabilities into the values' A tile
- * as hi and lo rows, and their sums.
+ * as hi and lo rows, and their sums; a step of stage tk a head.
  */
 INL void
-softmax(const struct tw *w, int b, int j, int nb)
+softmax(const struct tw *w, int b, int j, int nb, struct tick *tk, int kind)
 {
-	const float *s = w->sc + (size_t)j * TB * 16;
+	const float *s = w->sc + ((size_t)b * (size_t)w->y.NT + (size_t)j) *
+	    TB * 16;
 	const __m512 ninf = _mm512_set1_ps(-INFINITY);
 	float *st = (float *)(void *)(w->base + w->y.st);
 	uint16_t *a = PTILE(w, b, j);
@@ -750,6 +773,7 @@ softmax(const struct tw *w, int b, int j, int nb)
 			_mm512_store_ps(st + c * TB + 16 * i, v[c]);
 	}
 	for (k = 0; k < 8; k++) {
+		tick(w, tk, kind);
 		row = 8 * j + k;
 		if (row >= w->t->G) {	/* rows past G: nothing */
 			memset(a + (size_t)k * TB, 0, TB * 2);
@@ -805,11 +829,14 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 	w->ob = (float *)(void *)(w->base + w->y.ob);
 	w->mx = (float *)(void *)(w->base + w->y.mx);
 	w->ls = (float *)(void *)(w->base + w->y.ls);
+	w->pa = (float *)(void *)(w->base + w->y.pa);
 	q_tiles_bf16(w);
 	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.DVP * 4);
 	memset(w->ls, 0, (size_t)w->y.NT * 8 * 64);
-	for (i = 0; i < w->y.NT * 8; i++)
+	for (i = 0; i < w->y.NT * 8; i++) {
 		w->mx[i] = -INFINITY;
+		w->pa[i] = 1.0f;
+	}
 }
 
 /* The walk's end: each head's hi and lo sums, in column order. */
@@ -885,47 +912,53 @@ tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
  * One task's walk, for K/V kind (a constant where inlined: a copy a
  * kind); returns 1 where a byte the tiles cannot carry was seen (the
  * caller computes the piece again by the avx512 kernel).  The blocks go
- * through in a pipeline, so that what the tiles read was stored a stage
- * before (a tile load waits for the stores of what it reads to reach
- * the cache: no store forwards to it): block i + 1 widened, then block
- * i's scores, block i - 1's values, block i's softmax.
+ * through in a pipeline of stages, so that what the tiles read was
+ * stored a stage before (a tile load waits for the stores of what it
+ * reads to reach the cache: no store forwards to it) and the vector
+ * work of a stage runs beside its tile products: in stage i, block i's
+ * scores and block i - 2's values on the tiles, block i - 1's softmax and
+ * block i + 1's widening on the vectors.
  */
 INL int
 tile_walk(const struct mk_mdec_task *t, int kind)
 {
 	struct scan sc = { t->mask, t->n, 0, 0, 0 };
-	size_t idx[3][TB];
+	size_t idx[3][TB];	/* block i's positions: idx[i % 3] */
+	int nb[4];		/* and their count: nb[i % 4], 0 past the end */
 	__m512i seen = _mm512_setzero_si512();
 	struct tick tk;
 	struct tw w;
-	int nb[3], i, j;
+	int i, j, sm, vl, calls;
 
 	tile_start(&w, t, kind);
 	tile_config(&w);
-	/* slot i % 3 holds block i: widened at i - 1, its values at i + 1 */
+	memset(nb, 0, sizeof(nb));
 	nb[0] = tile_scan(&sc, idx[0]);
 	nb[1] = nb[0] == TB ? tile_scan(&sc, idx[1]) : 0;
 	tick_start(&tk, &w, 0, 0, 0, 0, 0, 1);
 	if (nb[0] > 0)
 		tile_rows(&w, 0, idx[0], nb[0], idx[1], nb[1], &seen, &tk,
 		    kind);
-	for (i = 0; nb[i % 3] > 0; i++) {
-		const int c = i % 3, n = (i + 1) % 3, a = (i + 2) % 3;
-
-		nb[a] = nb[n] == TB ? tile_scan(&sc, idx[a]) : 0;
-		/* block i's scores and block i - 1's values, between the
-		 * widening of block i + 1 */
-		tick_start(&tk, &w, i & 1, (i - 1 + 3) % 3, (i - 1) & 1, 1,
-		    i > 0, nb[n] > 0 ? widen_calls(&w, kind) : 1);
-		if (nb[n] > 0)
-			tile_rows(&w, i + 1, idx[n], nb[n], idx[a], nb[a],
-			    &seen, &tk, kind);
-		tick_drain(&w, &tk, kind);
-		for (j = 0; j < w.y.NT; j++)
-			softmax(&w, i & 1, j, nb[c]);
-	}
-	if (i > 0) {
-		tick_start(&tk, &w, 0, (i - 1) % 3, (i - 1) & 1, 0, 1, 1);
+	for (i = 0; nb[i % 4] > 0 || (i >= 1 && nb[(i - 1) % 4] > 0) ||
+	    (i >= 2 && nb[(i - 2) % 4] > 0); i++) {
+		sm = i >= 1 && nb[(i - 1) % 4] > 0;
+		vl = i >= 2 && nb[(i - 2) % 4] > 0;
+		/* block i + 2 (the slot of block i - 2's count) */
+		nb[(i + 2) % 4] = nb[(i + 1) % 4] == TB ? tile_scan(&sc,
+		    idx[(i + 2) % 3]) : 0;
+		/* the maxima block i - 2's softmax moved, now that block
+		 * i - 3's values are in the sums */
+		tile_rescale(&w);
+		calls = (nb[(i + 1) % 4] > 0 ? widen_calls(&w, kind) : 0) +
+		    (sm ? 8 * w.y.NT : 0);
+		tick_start(&tk, &w, i & 1, (i + 2) % MK_TILE_VSETS, i & 1,
+		    nb[i % 4] > 0, vl, calls);
+		for (j = 0; sm && j < w.y.NT; j++)
+			softmax(&w, (i - 1) & 1, j, nb[(i - 1) % 4], &tk, kind);
+		if (nb[(i + 1) % 4] > 0)
+			tile_rows(&w, i + 1, idx[(i + 1) % 3], nb[(i + 1) % 4],
+			    idx[(i + 2) % 3], nb[(i + 2) % 4], &seen, &tk,
+			    kind);
 		tick_drain(&w, &tk, kind);
 	}
 	_tile_release();

@@ -44,6 +44,13 @@ mk_tile_from(int dt, int tile_rows)
  */
 #define MK_TILE_TB	128
 
+/*
+ * Sets of V rows: a block's V is widened in the stage before its scores
+ * and read in the stage after its softmax, so four blocks' are held
+ * (mdec_tile.h, tile_walk).
+ */
+#define MK_TILE_VSETS	4
+
 struct mk_tile_lay {
 	int	 NT;		/* tiles of eight query rows */
 	int	 DS;		/* K-steps of the scores: D / 32, rounded up */
@@ -56,16 +63,18 @@ struct mk_tile_lay {
 				 * f16 (hi, lo), else 1 */
 	size_t	 kb;		/* [2][np][TB][DP] bf16: K rows, for two
 				 * blocks in turn */
-	size_t	 vb;		/* [3][np][TB/2][2 DVP] bf16: V rows, pairs
-				 * of positions interleaved (VNNI), for
-				 * three blocks in turn */
-	size_t	 sc;		/* [NT][TB][16] f32: the block's scores */
+	size_t	 vb;		/* [VSETS][np][TB/2][2 DVP] bf16: V rows,
+				 * pairs of positions interleaved (VNNI),
+				 * for four blocks in turn */
+	size_t	 sc;		/* [2][NT][TB][16] f32: scores, two blocks */
 	size_t	 st;		/* [16][TB] f32: one tile's, transposed */
 	size_t	 pb;		/* [2][NT][16][TB] bf16: probabilities,
 				 * rows hi then lo, two blocks */
 	size_t	 ob;		/* [NT][16][DVP] f32: the values' sums */
 	size_t	 mx;		/* [NT * 8] f32: running maxima */
 	size_t	 ls;		/* [NT * 8][16] f32: running sums, by lane */
+	size_t	 pa;		/* [NT * 8] f32: rescales due to the values'
+				 * sums */
 	size_t	 bytes;		/* all of it */
 };
 
@@ -90,13 +99,15 @@ mk_tile_lay(int G, int D, int DV, int np)
 	MK_TILE_PART(cfg, 64);
 	MK_TILE_PART(qt, (size_t)y.NT * (size_t)y.DS * 1024);
 	MK_TILE_PART(kb, 2 * (size_t)np * MK_TILE_TB * (size_t)y.DP * 2);
-	MK_TILE_PART(vb, 3 * (size_t)np * MK_TILE_TB * (size_t)y.DVP * 2);
-	MK_TILE_PART(sc, (size_t)y.NT * MK_TILE_TB * 64);
+	MK_TILE_PART(vb, MK_TILE_VSETS * (size_t)np * MK_TILE_TB *
+	    (size_t)y.DVP * 2);
+	MK_TILE_PART(sc, 2 * (size_t)y.NT * MK_TILE_TB * 64);
 	MK_TILE_PART(st, (size_t)16 * MK_TILE_TB * 4);
 	MK_TILE_PART(pb, 2 * (size_t)y.NT * 16 * MK_TILE_TB * 2);
 	MK_TILE_PART(ob, (size_t)y.NT * 16 * (size_t)y.DVP * 4);
 	MK_TILE_PART(mx, (size_t)y.NT * 8 * 4);
 	MK_TILE_PART(ls, (size_t)y.NT * 8 * 64);
+	MK_TILE_PART(pa, (size_t)y.NT * 8 * 4);
 #undef MK_TILE_PART
 	y.bytes = o;
 	return y;

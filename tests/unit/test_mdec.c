@@ -540,6 +540,53 @@ test_fp8_nan(void)
  * number of vectors (the kernels round it up) and D a whole number of
  * bf16 pairs (the rounding keeps pairs whole).
  */
+/*
+ * Scores that grow along the positions, K's row at position pos scaled
+ * by 1 + pos / 64 (on half the rows the other way: their maximum comes
+ * first), up to about 40, so that the running maximum moves past TAU
+ * (5.5 in e units) again and again, on every path (the tiles' rescale of the values' sums waits a
+ * stage: mdec_tile.h, tile_new_max).
+ */
+static void
+test_moving_max(void)
+{
+	static const struct shape sh = { 2, 16, 2, 64, 1400, 1400, 0.2, 0,
+	    "growing scores, G8 D64" };
+	const size_t rows = (size_t)sh.B * (size_t)sh.KH;
+	struct mk_mdec_kern tab[MK_NISA];
+	struct prob x;
+	size_t j, pos, i;
+	double f;
+	int t, d;
+
+	tables(tab);
+	for (t = 0; t < NKVT; t++) {
+		make(&x, &sh, kvts[t], 760 + (unsigned)t);
+		for (j = 0; j < rows; j++)
+			for (pos = 0; pos < (size_t)sh.V; pos++) {
+				f = 1.0 + (double)(j % 2 ? sh.V - 1 - pos :
+				    pos) / 64.0;
+				for (d = 0; d < sh.D; d++) {
+					i = (j * (size_t)sh.M + pos) *
+					    (size_t)sh.D + (size_t)d;
+					if (x.mask[j * (size_t)sh.M + pos])
+						continue;
+					put(x.k, kvts[t], i, (float)(f *
+					    ((double)(d % 7) - 3.0) / 3.0));
+				}
+			}
+		/* q along the same pattern: every score grows with f */
+		for (i = 0; i < (size_t)sh.B * (size_t)sh.QH; i++)
+			for (d = 0; d < sh.D; d++)
+				x.q[i * (size_t)sh.D + (size_t)d] = (float)(
+				    ((double)(d % 7) - 3.0) / 6.0 * (1.0 +
+				    0.01 * (double)i));
+		mk_mdec_reference(&x.p, x.rlse, x.rout);
+		check_all(&x, &x.p, tab, sh.what, NULL);
+		drop(&x);
+	}
+}
+
 static void
 test_dv(void)
 {
@@ -990,6 +1037,7 @@ suite_mdec(void)
 	CU_add_test(s, "a query with NaN or inf gives NaN", test_nan_query);
 	CU_add_test(s, "an FP8 NaN in K or V gives NaN", test_fp8_nan);
 	CU_add_test(s, "MLA's narrower V (dv)", test_dv);
+	CU_add_test(s, "scores that grow: the maximum moves", test_moving_max);
 	CU_add_test(s, "read probe", test_read_sum);
 	CU_add_test(s, "the bench's judge of a preempted round",
 	    test_stamp_judge);
