@@ -1,12 +1,30 @@
 /* fp8.c - FP8 bytes to values and back; see fp8.h. */
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "base/fp8.h"
 
+/* 2^k, exactly, for the exponents FP8 values take (|k| < 1000). */
+static double
+pow2(int k)
+{
+	uint64_t u = (uint64_t)(k + 1023) << 52;
+	double x;
+
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/*
+ * The value of a byte: its integer significand (the implicit bit on
+ * where the exponent field is not 0) times a power of two, exactly,
+ * without libm (mdecode's multi-token tails read every element so).
+ */
 double
 mk_fp8_value(uint8_t b, enum mk_fp8 fmt)
 {
-	double s = b & 0x80 ? -1.0 : 1.0;
+	const double s = b & 0x80 ? -1.0 : 1.0;
 	int e, m;
 
 	if (fmt == MK_FP8_E5M2) {
@@ -14,14 +32,15 @@ mk_fp8_value(uint8_t b, enum mk_fp8 fmt)
 		m = b & 3;
 		if (e == 31)
 			return m ? NAN : s * INFINITY;
-		return e ? s * ldexp(1.0 + m / 4.0, e - 15) :
-		    s * ldexp(m / 4.0, -14);
+		/* 2^(e - 15) (1 + m / 4); subnormal m / 4 2^-14 */
+		return s * (double)(e ? 4 + m : m) * pow2((e ? e : 1) - 17);
 	}
 	e = b >> 3 & 15;
 	m = b & 7;
 	if (e == 15 && m == 7)
 		return NAN;
-	return e ? s * ldexp(1.0 + m / 8.0, e - 7) : s * ldexp(m / 8.0, -6);
+	/* 2^(e - 7) (1 + m / 8); subnormal m / 8 2^-6 */
+	return s * (double)(e ? 8 + m : m) * pow2((e ? e : 1) - 10);
 }
 
 uint8_t

@@ -756,18 +756,39 @@ tail_rows(const struct mk_mdec *p, int64_t b, int kh, double *kt,
 	}
 }
 
+/* q . k in double, over four partial sums (four chains, not one). */
+static double
+dot4(const float *q, const double *k, int D)
+{
+	double a[4] = { 0, 0, 0, 0 };
+	int d;
+
+	for (d = 0; d + 4 <= D; d += 4) {
+		a[0] += (double)q[d] * k[d];
+		a[1] += (double)q[d + 1] * k[d + 1];
+		a[2] += (double)q[d + 2] * k[d + 2];
+		a[3] += (double)q[d + 3] * k[d + 3];
+	}
+	for (; d < D; d++)
+		a[0] += (double)q[d] * k[d];
+	return (a[0] + a[1]) + (a[2] + a[3]);
+}
+
 /*
  * Those positions added, for each query token of head h of sequence b,
  * to the answer (lse, out) of the positions all tokens see, by
  * log-sum-exp, in double: token i sees the first i of them, and the
- * answer of the rest counts as one weight exp(lse) of value out.
+ * answer of the rest counts as one weight exp(lse) of value out.  The
+ * values' sums run with the columns innermost (independent sums, not a
+ * chain a column); acc: D doubles of scratch.
  */
 static void
 add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
-    const double *vt, const uint8_t *ms, float *lse, float *out)
+    const double *vt, const uint8_t *ms, double *acc, float *lse,
+    float *out)
 {
 	const int Q = p->Q, D = p->D;
-	double s[MK_MDEC_MAX_Q], e[MK_MDEC_MAX_Q], m, w, sum, acc, x;
+	double s[MK_MDEC_MAX_Q], e[MK_MDEC_MAX_Q], m, w, sum;
 	size_t r;
 	int i, t, d;
 
@@ -776,12 +797,12 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
 		    (size_t)i;
 		if (isnan(lse[r]))
 			continue;	/* a NaN query stays NaN */
+		for (t = 0; t < i; t++)
+			s[t] = dot4(p->q + r * (size_t)D, kt + (size_t)t *
+			    (size_t)D, D);
 		m = lse[r];
 		for (t = 0; t < i; t++) {
-			for (x = 0, d = 0; d < D; d++)
-				x += (double)p->q[r * (size_t)D + (size_t)d] *
-				    kt[(size_t)t * (size_t)D + (size_t)d];
-			s[t] = ms[t] ? -INFINITY : x * p->scale;
+			s[t] = ms[t] ? -INFINITY : s[t] * p->scale;
 			m = s[t] > m || isnan(s[t]) ? s[t] : m;
 		}
 		if (m == -INFINITY)
@@ -792,15 +813,16 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
 			e[t] = s[t] == -INFINITY ? 0 : exp(s[t] - m);
 			sum += e[t];
 		}
-		for (d = 0; d < D; d++) {
-			acc = w * out[r * (size_t)D + (size_t)d];
-			for (t = 0; t < i; t++)
-				if (s[t] != -INFINITY)
-					acc += e[t] * vt[(size_t)t *
-					    (size_t)D + (size_t)d];
-			out[r * (size_t)D + (size_t)d] = (float)(acc / sum);
-		}
-		lse[r] = (float)(m + log(sum));
+		for (d = 0; d < D; d++)
+			acc[d] = w * out[r * (size_t)D + (size_t)d];
+		for (t = 0; t < i; t++)
+			for (d = 0; s[t] != -INFINITY && d < D; d++)
+				acc[d] += e[t] * vt[(size_t)t * (size_t)D +
+				    (size_t)d];
+		sum = 1.0 / sum;	/* a product a column, not a division */
+		for (d = 0; d < D; d++)
+			out[r * (size_t)D + (size_t)d] = (float)(acc[d] * sum);
+		lse[r] = (float)(m - log(sum));
 	}
 }
 
@@ -817,7 +839,8 @@ tails(const struct mk_mdec *p, int T, float *lse, float *out)
 	(void)T;		/* without OpenMP */
 #pragma omp parallel num_threads(T) reduction(|:bad)
 	{
-		double *kt = malloc(2 * n * sizeof(double));
+		/* the tail's K and V rows, and add_tail's scratch */
+		double *kt = malloc((2 * n + (size_t)p->D) * sizeof(double));
 		uint8_t ms[MK_MDEC_MAX_Q];
 		int64_t j;
 		int g;
@@ -831,7 +854,7 @@ tails(const struct mk_mdec *p, int T, float *lse, float *out)
 			    ms);
 			for (g = 0; g < G; g++)
 				add_tail(p, j / p->KH, (int)(j % p->KH) * G +
-				    g, kt, kt + n, ms, lse, out);
+				    g, kt, kt + n, ms, kt + 2 * n, lse, out);
 		}
 		free(kt);
 	}
