@@ -15,7 +15,9 @@
 #   sh tests/bench/device.sh tiles       the unit tests and the numpy check
 #                                        (every path, amx's tiles forced
 #                                        too), then mdecode's targets on
-#                                        16 threads, one --bench each, and
+#                                        16 threads, one --bench each, MLA
+#                                        by threads, amxpeak on one CPU and
+#                                        on every CPU at once, and
 #                                        mdecode_torch.py's fp8 and mla
 #
 # Results go to $OUT (default: build/device).
@@ -87,6 +89,24 @@ tiles)
 		$b --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype f16,bf16,fp8_e4m3
 		echo "== MLA, 128 heads"
 		$b --max-length 32768 --q-heads 128 --kv-heads 1 --dim 576 --v-dim 512 --dtype f16,fp8_e4m3
+		echo "== MLA, 16 heads, by threads"
+		build/bin/mdecode --bench --isa avx512,amx --bsz 8 --threads 1,2,4,8,16 --mask-density 0 --reps 3 --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype fp8_e4m3,bf16
+		echo "== the tiles' peak: one copy, then one a CPU at once"
+		cc -O2 -mamx-tile -mamx-bf16 -o "$out/amxpeak" tests/bench/amxpeak.c &&
+		    "$out/amxpeak" 5 && {
+			n=$(nproc)
+			for c in $(seq 0 $((n - 1))); do
+				taskset -c "$c" "$out/amxpeak" 5 > "$out/peak$c.txt" &
+			done
+			wait
+			# each kind of line: the copies' medians, least, median, most
+			for kind in "operands in tiles" "operands loaded from L1"; do
+				grep -h "^$kind" "$out"/peak*.txt |
+				    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
+				    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, %.2f / %.2f / %.2f ns a TDPBF16PS\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
+			done
+			rm -f "$out"/peak*.txt "$out/amxpeak"
+		}
 		echo "== one thread"
 		build/bin/mdecode --bench --isa avx512,amx --bsz 2 --threads 1 --mask-density 0 --reps 3 --max-length 65536 --dtype f16,fp8_e4m3,fp8_e5m2
 		echo "== beside PyTorch"
