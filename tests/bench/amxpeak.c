@@ -2,16 +2,21 @@
  * amxpeak.c - what one core's AMX tiles do at most: TDPBF16PS (16 x 32
  * by 32 x 16 bf16, f32 sums) back to back, four independent sums, and
  * the same with their operands loaded from L1 before each (the amx
- * row's steps: 2 A and 2 B loads for four products), ns a product.
+ * row's steps: 2 A and 2 B loads for four products), ns a product; and
+ * whether the vector units work beside the tiles: each group of four
+ * followed by VEC AVX-512 integer operations (four independent chains,
+ * no memory), against the vector operations alone, ns a group.
  * The floor RESULTS.md holds the amx walk to (mdecode, AMX tiles).
  *
- *   amxpeak [ROUNDS]
+ *   amxpeak [ROUNDS [VEC]]
  *
- * (cc -O2 -mamx-tile -mamx-bf16 -o amxpeak tests/bench/amxpeak.c; on
- *  Linux, which must grant the tile data, x86-64 with AMX-BF16)
+ * (cc -O2 -mavx512f -mamx-tile -mamx-bf16 -o amxpeak
+ *  tests/bench/amxpeak.c; on Linux, which must grant the tile data,
+ *  x86-64 with AMX-BF16)
  *
  * Each round times 10^6 groups of four products; printed are the median
- * and the range over ROUNDS rounds (default 7).
+ * and the range over ROUNDS rounds (default 7); VEC defaults to 128,
+ * about what the walk's widening and softmax issue a group for MLA.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -44,9 +49,60 @@ cmp(const void *x, const void *y)
 	return (u > v) - (u < v);
 }
 
+/*
+ * ns a group of one round: vec vector operations (a multiple of 4), after
+ * four products (tiles 1) or alone (0).
+ */
+static double
+round_vec(int tiles, int vec)
+{
+	const __m512i k = _mm512_set1_epi32(0x2545f491);
+	__m512i x0 = k, x1 = _mm512_add_epi32(k, k), x2 = _mm512_sub_epi32(k,
+	    x1), x3 = _mm512_xor_si512(x1, x2);
+	double t = now();
+	long i;
+	int j;
+
+	for (i = 0; i < N; i++) {
+		if (tiles) {
+			_tile_dpbf16ps(0, 4, 6);
+			_tile_dpbf16ps(1, 5, 6);
+			_tile_dpbf16ps(2, 4, 7);
+			_tile_dpbf16ps(3, 5, 7);
+		}
+		for (j = 0; j < vec; j += 4) {
+			x0 = _mm512_ternarylogic_epi32(x0, k, x1, 0x96);
+			x1 = _mm512_ternarylogic_epi32(x1, k, x2, 0x96);
+			x2 = _mm512_ternarylogic_epi32(x2, k, x3, 0x96);
+			x3 = _mm512_ternarylogic_epi32(x3, k, x0, 0x96);
+		}
+	}
+	t = (now() - t) * 1e9 / N;
+	/* the sums kept: a use the compiler cannot drop */
+	if (_mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_add_epi32(x0, x1),
+	    _mm512_add_epi32(x2, x3))) == 42)
+		t += 1e-9;
+	return t;
+}
+
+/* The median of rounds calls of f(x, vec), and its range in lo, hi. */
+static double
+median(double (*f)(int, int), int x, int vec, double *t, int rounds,
+    double *lo, double *hi)
+{
+	int r;
+
+	for (r = 0; r < rounds; r++)
+		t[r] = f(x, vec);
+	qsort(t, (size_t)rounds, sizeof(double), cmp);
+	*lo = t[0];
+	*hi = t[rounds - 1];
+	return t[rounds / 2];
+}
+
 /* ns a product of one round: operands in tiles (load 0) or loaded. */
 static double
-round_ns(int load)
+round_ns(int load, int unused)
 {
 	double t = now();
 	long i;
@@ -63,6 +119,7 @@ round_ns(int load)
 		_tile_dpbf16ps(2, 4, 7);
 		_tile_dpbf16ps(3, 5, 7);
 	}
+	(void)unused;
 	return (now() - t) * 1e9 / N / 4;
 }
 
@@ -70,11 +127,12 @@ int
 main(int argc, char **argv)
 {
 	const int rounds = argc > 1 ? atoi(argv[1]) : 7;
+	const int vec = argc > 2 ? atoi(argv[2]) / 4 * 4 : 128;
 	uint8_t cfg[64] = { 1 };	/* palette 1, 8 tiles of 16 x 64 B */
-	double *t;
-	int r, i, load;
+	double *t, m, lo, hi, both, alone;
+	int i, load;
 
-	if (rounds < 1 || (t = malloc(sizeof(double) * (size_t)rounds)) ==
+	if (rounds < 1 || vec < 0 || (t = malloc(sizeof(double) * (size_t)rounds)) ==
 	    NULL)
 		return 2;
 	if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) !=
@@ -100,13 +158,17 @@ main(int argc, char **argv)
 	_tile_loadd(6, b[0], 64);
 	_tile_loadd(7, b[1], 64);
 	for (load = 0; load < 2; load++) {
-		for (r = 0; r < rounds; r++)
-			t[r] = round_ns(load);
-		qsort(t, (size_t)rounds, sizeof(double), cmp);
+		m = median(round_ns, load, 0, t, rounds, &lo, &hi);
 		printf("%s: %.2f ns a TDPBF16PS [%.2f, %.2f]\n", load ?
 		    "operands loaded from L1 (2 A, 2 B a four)" :
-		    "operands in tiles", t[rounds / 2], t[0], t[rounds - 1]);
+		    "operands in tiles", m, lo, hi);
 	}
+	m = 4 * median(round_ns, 0, 0, t, rounds, &lo, &hi);
+	both = median(round_vec, 1, vec, t, rounds, &lo, &hi);
+	alone = median(round_vec, 0, vec, t, rounds, &lo, &hi);
+	printf("beside %d vector operations: %.2f ns a group of four "
+	    "(tiles alone %.2f, vectors alone %.2f, the sum %.2f)\n", vec,
+	    both, m, alone, m + alone);
 	_tile_release();
 	free(t);
 	return 0;

@@ -92,7 +92,8 @@ tiles)
 		echo "== MLA, 16 heads, by threads"
 		build/bin/mdecode --bench --isa avx512,amx --bsz 8 --threads 1,2,4,8,16 --mask-density 0 --reps 3 --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype fp8_e4m3,bf16
 		echo "== the tiles' peak: one copy, then one a CPU at once"
-		cc -O2 -mamx-tile -mamx-bf16 -o "$out/amxpeak" tests/bench/amxpeak.c &&
+		cc -O2 -mavx512f -mamx-tile -mamx-bf16 -o "$out/amxpeak" \
+		    tests/bench/amxpeak.c &&
 		    "$out/amxpeak" 5 && {
 			n=$(nproc)
 			for c in $(seq 0 $((n - 1))); do
@@ -100,10 +101,11 @@ tiles)
 			done
 			wait
 			# each kind of line: the copies' medians, least, median, most
-			for kind in "operands in tiles" "operands loaded from L1"; do
+			for kind in "operands in tiles" "operands loaded from L1" \
+			    "beside"; do
 				grep -h "^$kind" "$out"/peak*.txt |
 				    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
-				    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, %.2f / %.2f / %.2f ns a TDPBF16PS\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
+				    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, least / median / most %.2f / %.2f / %.2f ns\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
 			done
 			rm -f "$out"/peak*.txt "$out/amxpeak"
 		}
