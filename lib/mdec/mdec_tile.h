@@ -705,6 +705,52 @@ widen(const struct tw *w, int i, const char *const *kr,
 }
 
 /*
+ * A score tile's 16 positions (s: 16 rows of 16 columns) as its eight
+ * heads' rows of st (TB floats apart): each head's columns k and 8 + k
+ * (q's hi and lo parts) summed.  Positions p and p + 8 share a vector
+ * (head k in lanes k and 8 + k), whose two 8 x 8 halves then transpose
+ * together: 40 shuffles, not the 64 of a 16 x 16 transpose before the
+ * sums.
+ */
+INL void
+head_rows(const float *s, float *st)
+{
+	/* the last step's 128-bit lanes: of a and b, the even or odd ones */
+	const __m512i ev = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8,
+	    9, 10, 11, 24, 25, 26, 27);
+	const __m512i od = _mm512_add_epi32(ev, _mm512_set1_epi32(4));
+	__m512 y[8], t[8], u[8], r0, r1;
+	int p;
+
+#pragma GCC unroll 8
+	for (p = 0; p < 8; p++) {
+		r0 = _mm512_load_ps(s + p * 16);
+		r1 = _mm512_load_ps(s + (p + 8) * 16);
+		y[p] = _mm512_add_ps(_mm512_shuffle_f32x4(r0, r1, 0x44),
+		    _mm512_shuffle_f32x4(r0, r1, 0xee));
+	}
+#pragma GCC unroll 4
+	for (p = 0; p < 8; p += 2) {
+		t[p] = _mm512_unpacklo_ps(y[p], y[p + 1]);
+		t[p + 1] = _mm512_unpackhi_ps(y[p], y[p + 1]);
+	}
+#pragma GCC unroll 2
+	for (p = 0; p < 8; p += 4) {
+		u[p] = _mm512_shuffle_ps(t[p], t[p + 2], 0x44);
+		u[p + 1] = _mm512_shuffle_ps(t[p], t[p + 2], 0xee);
+		u[p + 2] = _mm512_shuffle_ps(t[p + 1], t[p + 3], 0x44);
+		u[p + 3] = _mm512_shuffle_ps(t[p + 1], t[p + 3], 0xee);
+	}
+#pragma GCC unroll 4
+	for (p = 0; p < 4; p++) {
+		_mm512_store_ps(st + p * TB, _mm512_permutex2var_ps(u[p], ev,
+		    u[p + 4]));
+		_mm512_store_ps(st + (p + 4) * TB, _mm512_permutex2var_ps(u[p],
+		    od, u[p + 4]));
+	}
+}
+
+/*
  * The rare path: head row's maximum moves to bm.  Its running sums are
  * rescaled now; its values' sums, which the tiles may be adding to in
  * this stage, at the next stage's start (tile_rescale), by the factor
@@ -747,8 +793,8 @@ tile_rescale(const struct tw *w)
 
 /*
  * The softmax of score tile j's block of nb positions into P's set b:
- * its scores transposed (st: column c's positions in a row), then per
- * head its TB scores (columns k and 8 + k summed, -inf past nb), the
+ * its scores a head a row (st: head_rows), then per head its TB scores
+ * (-inf past nb), the
  * maximum moved if past TAU, the probabilities into the values' A tile
  * as hi and lo rows, and their sums; a step of stage tk a head.
  */
@@ -760,18 +806,13 @@ softmax(const struct tw *w, int b, int j, int nb, struct tick *tk, int kind)
 	const __m512 ninf = _mm512_set1_ps(-INFINITY);
 	float *st = (float *)(void *)(w->base + w->y.st);
 	uint16_t *a = PTILE(w, b, j);
-	__m512 v[16], x[MT], mx, m, p0, p1, sum;
+	__m512 x[MT], mx, m, p0, p1, sum;
 	__m512i hi, lo;
 	float bm;
-	int i, k, c, row;
+	int i, k, row;
 
-	for (i = 0; i < MT; i++) {
-		for (c = 0; c < 16; c++)
-			v[c] = _mm512_load_ps(s + (16 * i + c) * 16);
-		transpose16(v);
-		for (c = 0; c < 16; c++)
-			_mm512_store_ps(st + c * TB + 16 * i, v[c]);
-	}
+	for (i = 0; i < MT; i++)
+		head_rows(s + 16 * i * 16, st + 16 * i);
 	for (k = 0; k < 8; k++) {
 		tick(w, tk, kind);
 		row = 8 * j + k;
@@ -782,8 +823,7 @@ softmax(const struct tw *w, int b, int j, int nb, struct tick *tk, int kind)
 		}
 		mx = ninf;
 		for (i = 0; i < MT; i++) {
-			x[i] = _mm512_add_ps(_mm512_load_ps(st + k * TB + 16 *
-			    i), _mm512_load_ps(st + (8 + k) * TB + 16 * i));
+			x[i] = _mm512_load_ps(st + k * TB + 16 * i);
 			if (16 * i + 16 > nb)
 				x[i] = _mm512_mask_blend_ps(16 * i >= nb ? 0 :
 				    (__mmask16)((1u << (nb - 16 * i)) - 1),

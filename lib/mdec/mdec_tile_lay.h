@@ -67,7 +67,7 @@ struct mk_tile_lay {
 				 * pairs of positions interleaved (VNNI),
 				 * for four blocks in turn */
 	size_t	 sc;		/* [2][NT][TB][16] f32: scores, two blocks */
-	size_t	 st;		/* [16][TB] f32: one tile's, transposed */
+	size_t	 st;		/* [8][TB] f32: one tile's, a head a row */
 	size_t	 pb;		/* [2][NT][16][TB] bf16: probabilities,
 				 * rows hi then lo, two blocks */
 	size_t	 ob;		/* [NT][16][DVP] f32: the values' sums */
@@ -102,7 +102,7 @@ mk_tile_lay(int G, int D, int DV, int np)
 	MK_TILE_PART(vb, MK_TILE_VSETS * (size_t)np * MK_TILE_TB *
 	    (size_t)y.DVP * 2);
 	MK_TILE_PART(sc, 2 * (size_t)y.NT * MK_TILE_TB * 64);
-	MK_TILE_PART(st, (size_t)16 * MK_TILE_TB * 4);
+	MK_TILE_PART(st, (size_t)8 * MK_TILE_TB * 4);
 	MK_TILE_PART(pb, 2 * (size_t)y.NT * 16 * MK_TILE_TB * 2);
 	MK_TILE_PART(ob, (size_t)y.NT * 16 * (size_t)y.DVP * 4);
 	MK_TILE_PART(mx, (size_t)y.NT * 8 * 4);
