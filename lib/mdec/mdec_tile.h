@@ -196,6 +196,10 @@ struct tw {
 				    (size_t)(w)->y.DVP)
 #define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
 				    (size_t)(j)) * 16 * TB)
+/* Query row g's values' sums from its weights' high parts (its low
+ * parts' follow 8 rows on). */
+#define OROW(w, g)		((w)->ob + ((size_t)(g) / 8 * 16 + \
+				    (size_t)(g) % 8) * (size_t)(w)->y.DVP)
 
 /*
  * 32 f16 or bf16 of a row from element off (nv read) as bf16 (f16's hi,
@@ -260,6 +264,19 @@ split2(__m512 x0, __m512 x1, __m512i *lo)
 	return hi;
 }
 
+/* A transpose's first step: rows 2i and 2i + 1 of v interleaved into t. */
+INL void
+unpack_pairs(const __m512 *v, __m512 *t, int n)
+{
+	int i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < n; i += 2) {
+		t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
+		t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
+	}
+}
+
 /*
  * Sixteen vectors transposed in place (v[i] lane c -> v[c] lane i), in
  * 64 shuffles: pairs of rows interleaved, then pairs of pairs (u[4 a + b]
@@ -272,11 +289,7 @@ transpose16(__m512 *v)
 	__m512 t[16], u[16], y[4];
 	int i, b;
 
-#pragma GCC unroll 8
-	for (i = 0; i < 16; i += 2) {
-		t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);
-		t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);
-	}
+	unpack_pairs(v, t, 16);
 #pragma GCC unroll 4
 	for (i = 0; i < 16; i += 4) {
 		u[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(
@@ -662,9 +675,10 @@ widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
 /*
  * Block i's rows kr[0..TB) widened into its buffer sets, two positions
  * at a time, and watched into *seen: K rows into K's set i % 2, and V
- * into V's set i % MK_TILE_VSETS as VNNI pairs, from its own rows or, for MLA (mla:
- * V is K's rows), from the same registers; the stage's steps between
- * (tick), and the next block's rows (pk, pv [0..na); pk NULL: none)
+ * into V's set i % MK_TILE_VSETS as VNNI pairs, from its own rows or,
+ * for MLA (mla: V is K's rows), from the same registers; the stage's
+ * steps between (tick), and the next block's rows (pk, pv [0..na); pk
+ * NULL: none)
  * prefetched a pair at a time, so that the prefetches spread over the
  * block rather than wait in a burst for the core's miss buffers.
  */
@@ -729,11 +743,7 @@ head_rows(const float *s, float *st)
 		y[p] = _mm512_add_ps(_mm512_shuffle_f32x4(r0, r1, 0x44),
 		    _mm512_shuffle_f32x4(r0, r1, 0xee));
 	}
-#pragma GCC unroll 4
-	for (p = 0; p < 8; p += 2) {
-		t[p] = _mm512_unpacklo_ps(y[p], y[p + 1]);
-		t[p + 1] = _mm512_unpackhi_ps(y[p], y[p + 1]);
-	}
+	unpack_pairs(y, t, 8);
 #pragma GCC unroll 2
 	for (p = 0; p < 8; p += 4) {
 		u[p] = _mm512_shuffle_ps(t[p], t[p + 2], 0x44);
@@ -780,8 +790,7 @@ tile_rescale(const struct tw *w)
 	for (row = 0; row < w->t->G; row++) {
 		if (w->pa[row] == 1.0f)
 			continue;
-		hi = w->ob + ((size_t)(row / 8) * 16 + (size_t)(row % 8)) *
-		    (size_t)DVP;
+		hi = OROW(w, row);
 		lo = hi + (size_t)8 * DVP;
 		for (d = 0; d < DVP; d++) {
 			hi[d] *= w->pa[row];
@@ -889,8 +898,7 @@ tile_end(const struct tw *w)
 	int g, d, c;
 
 	for (g = 0; g < t->G; g++) {
-		hi = w->ob + ((size_t)(g / 8) * 16 + (size_t)(g % 8)) *
-		    (size_t)w->y.DVP;
+		hi = OROW(w, g);
 		lo = hi + (size_t)8 * w->y.DVP;
 		for (d = 0; d < t->ld; d++) {
 			c = vnni_col(d);

@@ -10,7 +10,7 @@
  *
  *   amxpeak [ROUNDS [VEC]]
  *
- * (cc -O2 -mavx512f -mamx-tile -mamx-bf16 -o amxpeak
+ * (cc -O2 -mavx512f -mamx-tile -mamx-bf16 -Ilib -o amxpeak
  *  tests/bench/amxpeak.c; on Linux, which must grant the tile data,
  *  x86-64 with AMX-BF16)
  *
@@ -22,24 +22,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
+
+#include "base/clock.h"
 
 #define N	1000000
 
 static uint16_t a[2][16 * 32] __attribute__((aligned(64)));
 static uint16_t b[2][16 * 32] __attribute__((aligned(64)));
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int
 cmp(const void *x, const void *y)
@@ -59,7 +51,7 @@ round_vec(int tiles, int vec)
 	const __m512i k = _mm512_set1_epi32(0x2545f491);
 	__m512i x0 = k, x1 = _mm512_add_epi32(k, k), x2 = _mm512_sub_epi32(k,
 	    x1), x3 = _mm512_xor_si512(x1, x2);
-	double t = now();
+	double t = mk_seconds();
 	long i;
 	int j;
 
@@ -77,7 +69,7 @@ round_vec(int tiles, int vec)
 			x3 = _mm512_ternarylogic_epi32(x3, k, x0, 0x96);
 		}
 	}
-	t = (now() - t) * 1e9 / N;
+	t = (mk_seconds() - t) * 1e9 / N;
 	/* the sums kept: a use the compiler cannot drop */
 	if (_mm512_reduce_add_epi32(_mm512_add_epi32(_mm512_add_epi32(x0, x1),
 	    _mm512_add_epi32(x2, x3))) == 42)
@@ -104,7 +96,7 @@ median(double (*f)(int, int), int x, int vec, double *t, int rounds,
 static double
 round_ns(int load, int unused)
 {
-	double t = now();
+	double t = mk_seconds();
 	long i;
 
 	for (i = 0; i < N; i++) {
@@ -120,7 +112,7 @@ round_ns(int load, int unused)
 		_tile_dpbf16ps(3, 5, 7);
 	}
 	(void)unused;
-	return (now() - t) * 1e9 / N / 4;
+	return (mk_seconds() - t) * 1e9 / N / 4;
 }
 
 int
@@ -132,8 +124,8 @@ main(int argc, char **argv)
 	double *t, m, lo, hi, both, alone;
 	int i, load;
 
-	if (rounds < 1 || vec < 0 || (t = malloc(sizeof(double) * (size_t)rounds)) ==
-	    NULL)
+	if (rounds < 1 || vec < 0 ||
+	    (t = malloc(sizeof(double) * (size_t)rounds)) == NULL)
 		return 2;
 	if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) !=
 	    0) {

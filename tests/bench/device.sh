@@ -92,7 +92,7 @@ tiles)
 		echo "== MLA, 16 heads, by threads"
 		build/bin/mdecode --bench --isa avx512,amx --bsz 8 --threads 1,2,4,8,16 --mask-density 0 --reps 3 --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype fp8_e4m3,bf16
 		echo "== the tiles' peak: one copy, then one a CPU at once"
-		cc -O2 -mavx512f -mamx-tile -mamx-bf16 -o "$out/amxpeak" \
+		cc -O2 -mavx512f -mamx-tile -mamx-bf16 -Ilib -o "$out/amxpeak" \
 		    tests/bench/amxpeak.c &&
 		    "$out/amxpeak" 5 && {
 			n=$(nproc)

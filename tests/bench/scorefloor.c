@@ -20,16 +20,8 @@
 #include "../../lib/mdec/mdec_avx512.c"
 
 #include <stdio.h>
-#include <time.h>
 
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "base/clock.h"
 
 /*
  * ns per 16 scores: reduced (by vreduce4, the kernel's for groups of four
@@ -48,7 +40,7 @@ per16(int mix, int ex)
 	for (i = 0; i < 16; i++)
 		v[i] = vset1(-0.001f * (float)i);
 	for (r = 0; r < 7; r++) {
-		t = now();
+		t = mk_seconds();
 		for (n = 0; n < N; n++) {
 			VEC s = mix ? vreduce4(v) : vreduce(v);
 
@@ -56,7 +48,7 @@ per16(int mix, int ex)
 			/* one input rewritten each time: nothing hoisted */
 			__asm__ volatile("" : "+v"(v[n & 15]));
 		}
-		t = now() - t;
+		t = mk_seconds() - t;
 		best = t < best ? t : best;
 	}
 	_mm512_storeu_ps(o, acc);
