@@ -39,8 +39,8 @@ struct mk_mdec_task;
  * X(member, return type, parameters).  Rows: mdec_generic.c,
  * mdec_avx2.c, mdec_avx512.c, and mdec_amx.c (mdec_tile.h); the
  * avx512bf16 level has no kernels of its own (its row is empty: with q
- * and the probabilities split in two bf16 for f32's accuracy, a
- * VDPBF16PS does the work of one FMA, RESULTS.md); a case in
+ * and the probabilities split in two bf16 for f32's accuracy, VDPBF16PS
+ * does a quarter of the FMAs' work a ns, tests/bench/amxpeak.c); a case in
  * tests/unit/test_mdec.c runs every row against generic and float64.
  */
 #define MK_MDEC_KERNELS(X)						\

@@ -1,16 +1,19 @@
 /*
  * amxpeak.c - what one core's AMX tiles do at most: TDPBF16PS (16 x 32
  * by 32 x 16 bf16, f32 sums) back to back, four independent sums, and
- * the same with their operands loaded from L1 before each (the amx
- * row's steps: 2 A and 2 B loads for four products), ns a product; and
- * whether the vector units work beside the tiles: each group of four
- * followed by VEC AVX-512 integer operations (four independent chains,
- * no memory), against the vector operations alone, ns a group.
- * The floor RESULTS.md holds the amx walk to (mdecode, AMX tiles).
+ * the same with their operands loaded before each (the amx row's steps:
+ * 2 A and 2 B loads for four products), from L1 and from L2 (a walk
+ * through 512 KiB, as the walk's buffers are), ns a product; whether the
+ * vector units work beside the tiles: each group of four followed by VEC
+ * AVX-512 integer operations (four independent chains, no memory),
+ * against the vector operations alone, ns a group; and what a VDPBF16PS
+ * costs beside a VFMADD231PS (24 independent sums each), ns an
+ * instruction: the avx512bf16 row's floor.  The floors RESULTS.md holds
+ * the amx walk to (mdecode, AMX tiles).
  *
  *   amxpeak [ROUNDS [VEC]]
  *
- * (cc -O2 -mavx512f -mamx-tile -mamx-bf16 -Ilib -o amxpeak
+ * (cc -O2 -mavx512f -mavx512bf16 -mamx-tile -mamx-bf16 -Ilib -o amxpeak
  *  tests/bench/amxpeak.c; on Linux, which must grant the tile data,
  *  x86-64 with AMX-BF16)
  *
@@ -29,9 +32,12 @@
 #include "base/clock.h"
 
 #define N	1000000
+#define L2SPAN	(512 * 1024)	/* bytes the L2 walk goes through */
+#define SUMS	24		/* independent sums of the vector rounds */
 
 static uint16_t a[2][16 * 32] __attribute__((aligned(64)));
 static uint16_t b[2][16 * 32] __attribute__((aligned(64)));
+static char *l2;	/* L2SPAN bytes of the same bf16 */
 
 static int
 cmp(const void *x, const void *y)
@@ -92,19 +98,29 @@ median(double (*f)(int, int), int x, int vec, double *t, int rounds,
 	return t[rounds / 2];
 }
 
-/* ns a product of one round: operands in tiles (load 0) or loaded. */
+/*
+ * ns a product of one round: operands in tiles (load 0), loaded from L1
+ * (1) or from L2 (2: the next 4 KiB of l2 each group).
+ */
 static double
 round_ns(int load, int unused)
 {
 	double t = mk_seconds();
+	const char *o;
 	long i;
 
 	for (i = 0; i < N; i++) {
-		if (load) {
+		if (load == 1) {
 			_tile_loadd(4, a[0], 64);
 			_tile_loadd(5, a[1], 64);
 			_tile_loadd(6, b[0], 64);
 			_tile_loadd(7, b[1], 64);
+		} else if (load == 2) {
+			o = l2 + ((size_t)i * 4096 & (L2SPAN - 1));
+			_tile_loadd(4, o, 64);
+			_tile_loadd(5, o + 1024, 64);
+			_tile_loadd(6, o + 2048, 64);
+			_tile_loadd(7, o + 3072, 64);
 		}
 		_tile_dpbf16ps(0, 4, 6);
 		_tile_dpbf16ps(1, 5, 6);
@@ -115,17 +131,59 @@ round_ns(int load, int unused)
 	return (mk_seconds() - t) * 1e9 / N / 4;
 }
 
+/*
+ * ns an instruction of one round: SUMS independent VDPBF16PS (fma 0) or
+ * VFMADD231PS (1), enough to cover either's latency.
+ */
+static double
+round_dp(int fma, int unused)
+{
+	const __m512 x = _mm512_set1_ps(1.0001f), y = _mm512_set1_ps(0.9999f);
+	const __m512i u = _mm512_set1_epi32(0x3f803f80),
+	    v = _mm512_set1_epi32(0x3f813f81);
+	__m512 s[SUMS], r;
+	double t;
+	long i;
+	int j;
+
+	for (j = 0; j < SUMS; j++)
+		s[j] = _mm512_setzero_ps();
+	t = mk_seconds();
+	if (fma)
+		for (i = 0; i < N / 8; i++)
+#pragma GCC unroll 24
+			for (j = 0; j < SUMS; j++)
+				s[j] = _mm512_fmadd_ps(x, y, s[j]);
+	else
+		for (i = 0; i < N / 8; i++)
+#pragma GCC unroll 24
+			for (j = 0; j < SUMS; j++)
+				s[j] = _mm512_dpbf16_ps(s[j], (__m512bh)u,
+				    (__m512bh)v);
+	t = (mk_seconds() - t) * 1e9 / (N / 8) / SUMS;
+	for (r = s[0], j = 1; j < SUMS; j++)
+		r = _mm512_add_ps(r, s[j]);
+	if (_mm512_reduce_add_ps(r) == 42.0f)	/* a use kept */
+		t += 1e-9;
+	(void)unused;
+	return t;
+}
+
 int
 main(int argc, char **argv)
 {
 	const int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	const int vec = argc > 2 ? atoi(argv[2]) / 4 * 4 : 128;
 	uint8_t cfg[64] = { 1 };	/* palette 1, 8 tiles of 16 x 64 B */
-	double *t, m, lo, hi, both, alone;
+	static const char *const how[3] = { "operands in tiles",
+	    "operands loaded from L1 (2 A, 2 B a four)",
+	    "operands loaded from L2 (2 A, 2 B a four, 512 KiB)" };
+	double *t, m, lo, hi, both, alone, dp, fm;
 	int i, load;
 
 	if (rounds < 1 || vec < 0 ||
-	    (t = malloc(sizeof(double) * (size_t)rounds)) == NULL)
+	    (t = malloc(sizeof(double) * (size_t)rounds)) == NULL ||
+	    (l2 = aligned_alloc(64, L2SPAN)) == NULL)
 		return 2;
 	if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) !=
 	    0) {
@@ -136,6 +194,8 @@ main(int argc, char **argv)
 		a[0][i] = a[1][i] = 0x3c00 + (uint16_t)(i & 7);
 		b[0][i] = b[1][i] = 0x3b80 + (uint16_t)(i & 3);
 	}
+	for (i = 0; i < L2SPAN / 2; i++)
+		((uint16_t *)(void *)l2)[i] = 0x3b80 + (uint16_t)(i & 3);
 	for (i = 0; i < 8; i++) {
 		cfg[16 + 2 * i] = 64;
 		cfg[48 + i] = 16;
@@ -149,11 +209,10 @@ main(int argc, char **argv)
 	_tile_loadd(5, a[1], 64);
 	_tile_loadd(6, b[0], 64);
 	_tile_loadd(7, b[1], 64);
-	for (load = 0; load < 2; load++) {
+	for (load = 0; load < 3; load++) {
 		m = median(round_ns, load, 0, t, rounds, &lo, &hi);
-		printf("%s: %.2f ns a TDPBF16PS [%.2f, %.2f]\n", load ?
-		    "operands loaded from L1 (2 A, 2 B a four)" :
-		    "operands in tiles", m, lo, hi);
+		printf("%s: %.2f ns a TDPBF16PS [%.2f, %.2f]\n", how[load], m,
+		    lo, hi);
 	}
 	m = 4 * median(round_ns, 0, 0, t, rounds, &lo, &hi);
 	both = median(round_vec, 1, vec, t, rounds, &lo, &hi);
@@ -161,7 +220,12 @@ main(int argc, char **argv)
 	printf("beside %d vector operations: %.2f ns a group of four "
 	    "(tiles alone %.2f, vectors alone %.2f, the sum %.2f)\n", vec,
 	    both, m, alone, m + alone);
+	dp = median(round_dp, 0, 0, t, rounds, &lo, &hi);
+	fm = median(round_dp, 1, 0, t, rounds, &lo, &hi);
+	printf("vector products: %.3f ns a VDPBF16PS, %.3f ns a VFMADD231PS "
+	    "(%d independent sums)\n", dp, fm, SUMS);
 	_tile_release();
+	free(l2);
 	free(t);
 	return 0;
 }

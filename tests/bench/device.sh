@@ -19,6 +19,8 @@
 #                                        by threads, amxpeak on one CPU and
 #                                        on every CPU at once, and
 #                                        mdecode_torch.py's fp8 and mla
+#   sh tests/bench/device.sh peak        amxpeak alone: one copy, then one
+#                                        on every CPU at once
 #
 # Results go to $OUT (default: build/device).
 set -u
@@ -33,6 +35,26 @@ L=$P/usr/lib/x86_64-linux-gnu
 export CPPFLAGS="-I$P/usr/include" LDFLAGS="-L$L -Wl,-rpath,$L"
 what=${1:-test}
 [ $# -gt 0 ] && shift
+# amxpeak on one CPU, then a copy on every CPU at once: each kind of
+# line's first figure over the copies, least, median and most.
+peak() {
+	cc -O2 -mavx512f -mavx512bf16 -mamx-tile -mamx-bf16 -Ilib \
+	    -o "$out/amxpeak" tests/bench/amxpeak.c &&
+	    "$out/amxpeak" 5 || return 1
+	n=$(nproc)
+	for c in $(seq 0 $((n - 1))); do
+		taskset -c "$c" "$out/amxpeak" 5 > "$out/peak$c.txt" &
+	done
+	wait
+	for kind in "operands in tiles" "operands loaded from L1" \
+	    "operands loaded from L2" "beside" "vector products"; do
+		grep -h "^$kind" "$out"/peak*.txt |
+		    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
+		    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, least / median / most %.3f / %.3f / %.3f ns\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
+	done
+	rm -f "$out"/peak*.txt "$out/amxpeak"
+}
+
 {
 	lscpu
 	free -g
@@ -92,28 +114,15 @@ tiles)
 		echo "== MLA, 16 heads, by threads"
 		build/bin/mdecode --bench --isa avx512,amx --bsz 8 --threads 1,2,4,8,16 --mask-density 0 --reps 3 --max-length 65536 --q-heads 16 --kv-heads 1 --dim 576 --v-dim 512 --dtype fp8_e4m3,bf16
 		echo "== the tiles' peak: one copy, then one a CPU at once"
-		cc -O2 -mavx512f -mamx-tile -mamx-bf16 -Ilib -o "$out/amxpeak" \
-		    tests/bench/amxpeak.c &&
-		    "$out/amxpeak" 5 && {
-			n=$(nproc)
-			for c in $(seq 0 $((n - 1))); do
-				taskset -c "$c" "$out/amxpeak" 5 > "$out/peak$c.txt" &
-			done
-			wait
-			# each kind of line: the copies' medians, least, median, most
-			for kind in "operands in tiles" "operands loaded from L1" \
-			    "beside"; do
-				grep -h "^$kind" "$out"/peak*.txt |
-				    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
-				    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, least / median / most %.2f / %.2f / %.2f ns\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
-			done
-			rm -f "$out"/peak*.txt "$out/amxpeak"
-		}
+		peak
 		echo "== one thread"
 		build/bin/mdecode --bench --isa avx512,amx --bsz 2 --threads 1 --mask-density 0 --reps 3 --max-length 65536 --dtype f16,fp8_e4m3,fp8_e5m2
 		echo "== beside PyTorch"
 		PYTHONUNBUFFERED=1 "$py" tests/bench/mdecode_torch.py 16 65536 3 fp8,mla
 	} 2>&1 | tee "$out/tiles.txt"
+	;;
+peak)
+	peak 2>&1 | tee "$out/peak.txt"
 	;;
 a2a)
 	bash tests/bench/a2a.sh "$@" > "$out/a2a.txt" 2>&1
