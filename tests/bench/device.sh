@@ -42,17 +42,18 @@ peak() {
 	    -o "$out/amxpeak" tests/bench/amxpeak.c &&
 	    "$out/amxpeak" 5 || return 1
 	n=$(nproc)
+	mkdir -p "$out/cpus"	# a file a CPU: the glob below reads no other
 	for c in $(seq 0 $((n - 1))); do
-		taskset -c "$c" "$out/amxpeak" 5 > "$out/peak$c.txt" &
+		taskset -c "$c" "$out/amxpeak" 5 > "$out/cpus/$c.txt" &
 	done
 	wait
 	for kind in "operands in tiles" "operands loaded from L1" \
 	    "operands loaded from L2" "beside" "vector products"; do
-		grep -h "^$kind" "$out"/peak*.txt |
+		grep -h "^$kind" "$out"/cpus/*.txt |
 		    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
 		    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, least / median / most %.3f / %.3f / %.3f ns\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
 	done
-	rm -f "$out"/peak*.txt "$out/amxpeak"
+	rm -rf "$out/cpus" "$out/amxpeak"
 }
 
 {
