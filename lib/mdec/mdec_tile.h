@@ -7,10 +7,11 @@
  * Per tile block of up to TB unmasked positions (the mask scan's blocks of
  * 32 in a row):
  *   K rows are widened to bf16 rows [TB][DP] (FP8 exactly, each byte's
- *	bf16 from two 128-byte tables; bf16 as they are; f16 split exactly
- *	into hi + lo, two rows), V rows to VNNI pairs [TB/2][2 DVP] (positions 2r and 2r+1
- *	interleaved, as a tile's B operand wants them; the columns then come
- *	in an order the walk's end undoes, vnni_col);
+ *	bf16 from two 128-byte tables; f16 split exactly into hi + lo, two
+ *	rows; bf16 copied, or read where they lie: k_direct), V rows to
+ *	VNNI pairs [TB/2][VS] (positions 2r and 2r+1 interleaved, as a
+ *	tile's B operand wants them; the columns then come in an order the
+ *	walk's end undoes, vnni_col);
  *   scores S^T [TB][16] per tile of eight query rows = K rows x q^T, q
  *	split into bf16 hi + lo as columns 0-7 and 8-15 (16 of q's bits:
  *	within 2^-18 of q);
@@ -181,6 +182,10 @@ struct tw {
 	char		*base;		/* t->work */
 	uint16_t	*qt, *kb, *vb, *pb;
 	float		*sc, *ob, *mx, *ls, *pa;
+	/* position tile m of K's set b read where it lies (bf16 rows at
+	 * kd[b][m], kds[b][m] bytes apart: k_direct), else NULL */
+	const char	*kd[2][MT];
+	size_t		 kds[2][MT];
 };
 
 /* bf16 parts of a K or V row: f16's hi and lo, one else. */
@@ -192,14 +197,28 @@ struct tw {
 #define KROW(w, b, p, j)	((w)->kb + ((size_t)((b) * (w)->y.np + (p)) * \
 				    TB + (size_t)(j)) * (size_t)(w)->y.DP)
 #define VROW(w, b, p, r)	((w)->vb + ((size_t)((b) * (w)->y.np + (p)) * \
-				    (TB / 2) + (size_t)(r)) * 2 * \
-				    (size_t)(w)->y.DVP)
+				    (TB / 2) + (size_t)(r)) * \
+				    (size_t)(w)->y.VS)
+/*
+ * Where position tile m of K's set b, part p, K-step s loads from, *st
+ * its rows' stride in bytes: the rows themselves (k_direct) or kb.
+ */
+INL const uint16_t *
+k_tile(const struct tw *w, int b, int p, int m, int s, size_t *st)
+{
+	if (w->kd[b][m] != NULL) {
+		*st = w->kds[b][m];
+		return (const uint16_t *)(const void *)w->kd[b][m] + 32 * s;
+	}
+	*st = (size_t)w->y.DP * 2;
+	return KROW(w, b, p, 16 * m) + 32 * s;
+}
 #define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
 				    (size_t)(j)) * 16 * TB)
 /* Query row g's values' sums from its weights' high parts (its low
  * parts' follow 8 rows on). */
 #define OROW(w, g)		((w)->ob + ((size_t)(g) / 8 * 16 + \
-				    (size_t)(g) % 8) * (size_t)(w)->y.DVP)
+				    (size_t)(g) % 8) * (size_t)(w)->y.OS)
 
 /*
  * 32 f16 or bf16 of a row from element off (nv read) as bf16 (f16's hi,
@@ -413,8 +432,10 @@ INL void
 score_step(const struct tw *w, struct tick *k, int kind)
 {
 	const int NT = w->y.NT, DS = w->y.DS, two = k->j + 1 < NT;
-	const size_t ks = (size_t)w->y.DP * 2, qs = (size_t)DS * 512;
+	const size_t qs = (size_t)DS * 512;
 	const uint16_t *q = w->qt + (size_t)k->j * qs + (size_t)k->s * 512;
+	const uint16_t *a;
+	size_t ks;
 	float *s0 = w->sc + ((size_t)k->kset * (size_t)NT + (size_t)k->j) *
 	    TB * 16 + 16 * 16 * k->m;
 	int p;
@@ -429,10 +450,10 @@ score_step(const struct tw *w, struct tick *k, int kind)
 	if (two)
 		_tile_loadd(7, q + qs, 64);
 	for (p = 0; p < PARTS(kind); p++) {
-		const uint16_t *a = KROW(w, k->kset, p, 16 * k->m) + 32 * k->s;
-
+		a = k_tile(w, k->kset, p, k->m, k->s, &ks);
 		_tile_loadd(4, a, ks);
-		_tile_loadd(5, a + 16 * w->y.DP, ks);
+		a = k_tile(w, k->kset, p, k->m + 1, k->s, &ks);
+		_tile_loadd(5, a, ks);
 		_tile_dpbf16ps(0, 4, 6);
 		_tile_dpbf16ps(1, 5, 6);
 		if (two) {
@@ -442,8 +463,10 @@ score_step(const struct tw *w, struct tick *k, int kind)
 		}
 		if (MQ < 4)
 			continue;
-		_tile_loadd(4, a + 32 * w->y.DP, ks);
-		_tile_loadd(5, a + 48 * w->y.DP, ks);
+		a = k_tile(w, k->kset, p, k->m + 2, k->s, &ks);
+		_tile_loadd(4, a, ks);
+		a = k_tile(w, k->kset, p, k->m + 3, k->s, &ks);
+		_tile_loadd(5, a, ks);
 		_tile_dpbf16ps(2, 4, 6);
 		_tile_dpbf16ps(3, 5, 6);
 	}
@@ -476,16 +499,17 @@ score_step(const struct tw *w, struct tick *k, int kind)
 INL void
 value_step(const struct tw *w, struct tick *k, int kind)
 {
-	const int NT = w->y.NT, NV = w->y.DVP / 16, DVP = w->y.DVP;
+	const int NT = w->y.NT, NV = w->y.DVP / 16;
 	const int two = k->j + 1 < NT, step = two ? 2 : 4;
 	const int nc = NV - k->m < step ? NV - k->m : step;
 	const int n2 = two ? nc + 2 : nc;	/* C 2, 3 in use where < n2 */
-	const size_t os = (size_t)DVP * 4, ps = TB * 2;
+	const size_t os = (size_t)w->y.OS * 4, vs = (size_t)w->y.VS * 2;
+	const size_t ps = TB * 2;
 	const uint16_t *a = PTILE(w, k->pset, k->j) + 32 * k->s;
-	float *o = w->ob + (size_t)k->j * 16 * DVP + 16 * k->m;
+	float *o = w->ob + (size_t)k->j * 16 * (size_t)w->y.OS + 16 * k->m;
 	/* C 0, 1: tile j, columns m, m + 1; 2, 3: tile j + 1 (two), or
 	 * columns m + 2, m + 3 */
-	float *o2 = two ? o + (size_t)16 * DVP : o + 32;
+	float *o2 = two ? o + (size_t)16 * (size_t)w->y.OS : o + 32;
 	int p;
 
 	if (k->s == 0) {
@@ -500,22 +524,22 @@ value_step(const struct tw *w, struct tick *k, int kind)
 	for (p = 0; p < PARTS(kind); p++) {
 		const uint16_t *v = VROW(w, k->vset, p, 16 * k->s) + 32 * k->m;
 
-		_tile_loadd(6, v, os);
+		_tile_loadd(6, v, vs);
 		_tile_dpbf16ps(0, 4, 6);
 		if (two)
 			_tile_dpbf16ps(2, 5, 6);
 		if (nc > 1) {
-			_tile_loadd(7, v + 32, os);
+			_tile_loadd(7, v + 32, vs);
 			_tile_dpbf16ps(1, 4, 7);
 			if (two)
 				_tile_dpbf16ps(3, 5, 7);
 		}
 		if (two || nc < 3)
 			continue;
-		_tile_loadd(6, v + 64, os);
+		_tile_loadd(6, v + 64, vs);
 		_tile_dpbf16ps(2, 4, 6);
 		if (nc > 3) {
-			_tile_loadd(7, v + 96, os);
+			_tile_loadd(7, v + 96, vs);
 			_tile_dpbf16ps(3, 4, 7);
 		}
 	}
@@ -643,7 +667,8 @@ widen64(const struct tw *w, int c, const char *kr0, const char *kr1,
 
 /*
  * 32 columns c.. of f16 or bf16 rows a pair into K rows (k0, and f16's
- * low parts k1) and V pair rows v0 (v1), as widen64.
+ * low parts k1; k0 NULL: K read where it lies, only watched) and V pair
+ * rows v0 (v1), as widen64.
  */
 INL void
 widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
@@ -655,8 +680,10 @@ widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
 
 	a = wide32(kr0, c, D - c, kind, &al, seen);
 	b = wide32(kr1, c, D - c, kind, &bl, seen);
-	_mm512_store_si512(k0 + c, a);
-	_mm512_store_si512(k0 + DP + c, b);
+	if (k0 != NULL) {
+		_mm512_store_si512(k0 + c, a);
+		_mm512_store_si512(k0 + DP + c, b);
+	}
 	if (PARTS(kind) > 1) {
 		_mm512_store_si512(k1 + c, al);
 		_mm512_store_si512(k1 + DP + c, bl);
@@ -700,7 +727,8 @@ widen(const struct tw *w, int i, const char *const *kr,
 			if (pv[e] != pk[e])
 				prefetch_row(pv[e], &rp, 0);
 		}
-		k0 = KROW(w, i & 1, 0, 2 * r);
+		k0 = w->kd[i & 1][2 * r / 16] != NULL ? NULL :
+		    KROW(w, i & 1, 0, 2 * r);
 		k1 = KROW(w, i & 1, 1, 2 * r);
 		v0 = VROW(w, i % MK_TILE_VSETS, 0, r);
 		v1 = VROW(w, i % MK_TILE_VSETS, 1, r);
@@ -791,7 +819,7 @@ tile_rescale(const struct tw *w)
 		if (w->pa[row] == 1.0f)
 			continue;
 		hi = OROW(w, row);
-		lo = hi + (size_t)8 * DVP;
+		lo = hi + (size_t)8 * (size_t)w->y.OS;
 		for (d = 0; d < DVP; d++) {
 			hi[d] *= w->pa[row];
 			lo[d] *= w->pa[row];
@@ -880,7 +908,7 @@ tile_start(struct tw *w, const struct mk_mdec_task *t, int kind)
 	w->ls = (float *)(void *)(w->base + w->y.ls);
 	w->pa = (float *)(void *)(w->base + w->y.pa);
 	q_tiles_bf16(w);
-	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.DVP * 4);
+	memset(w->ob, 0, (size_t)w->y.NT * 16 * (size_t)w->y.OS * 4);
 	memset(w->ls, 0, (size_t)w->y.NT * 8 * 64);
 	for (i = 0; i < w->y.NT * 8; i++) {
 		w->mx[i] = -INFINITY;
@@ -899,7 +927,7 @@ tile_end(const struct tw *w)
 
 	for (g = 0; g < t->G; g++) {
 		hi = OROW(w, g);
-		lo = hi + (size_t)8 * w->y.DVP;
+		lo = hi + (size_t)8 * (size_t)w->y.OS;
 		for (d = 0; d < t->ld; d++) {
 			c = vnni_col(d);
 			t->acc[(size_t)g * t->ld + (size_t)d] = d < w->DV ?
@@ -929,13 +957,41 @@ tile_scan(struct scan *sc, size_t *idx)
 }
 
 /*
+ * Which position tiles of K's set b (rows kr[0..TB)) the tiles read
+ * where they lie: bf16 rows (nothing to widen) of whole K-steps (D a
+ * multiple of 32: a tile's row ends at its row's end) 16 to a tile at
+ * one stride, as a dense cache's are.  Their copy into kb, its stores
+ * and the loads of it from L2, are saved.
+ */
+INL void
+k_direct(struct tw *w, int b, const char *const *kr, int kind)
+{
+	const int ok = kind == TK_BF16 && w->t->D % 32 == 0;
+	ptrdiff_t d;
+	int m, e;
+
+	for (m = 0; m < MT; m++) {
+		const char *const *r = kr + 16 * m;
+
+		w->kd[b][m] = NULL;
+		d = r[1] - r[0];
+		for (e = 2; ok && d >= 0 && e < 16 && r[e] - r[e - 1] == d; e++)
+			;
+		if (ok && d >= 0 && e == 16) {
+			w->kd[b][m] = r[0];
+			w->kds[b][m] = (size_t)d;
+		}
+	}
+}
+
+/*
  * Tile block i (idx[0..nb))'s rows widened into its buffer sets (rows
  * past nb are the block's first again: computed, then ignored), watched
  * for bytes the tiles cannot carry (into *seen), and the next block's
  * (ahead, na) prefetched; the steps of stage tk between.
  */
 INL void
-tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
+tile_rows(struct tw *w, int i, const size_t *idx, int nb,
     const size_t *ahead, int na, __m512i *seen, struct tick *tk, int kind)
 {
 	const struct mk_mdec_task *t = w->t;
@@ -952,6 +1008,7 @@ tile_rows(const struct tw *w, int i, const size_t *idx, int nb,
 			block_rows(t, ahead + j, na - j < BLK ? na - j : BLK,
 			    pk + j, pv + j, 1);
 	}
+	k_direct(w, i & 1, kr, kind);
 	widen(w, i, kr, vr, vr[0] == kr[0], na > 0 ? pk : NULL, pv, na, seen,
 	    tk, kind);
 }
