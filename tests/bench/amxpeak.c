@@ -8,8 +8,10 @@
  * AVX-512 integer operations (four independent chains, no memory),
  * against the vector operations alone, ns a group; and what a VDPBF16PS
  * costs beside a VFMADD231PS (24 independent sums each), ns an
- * instruction: the avx512bf16 row's floor.  The floors RESULTS.md holds
- * the amx walk to (mdecode, AMX tiles).
+ * instruction: the avx512bf16 row's floor; and groups of four products
+ * beside 16 or 32 vector stores, to L1 (8 KiB) or L2 (512 KiB), against
+ * each alone.  The floors RESULTS.md holds the amx walk to (mdecode, AMX
+ * tiles).
  *
  *   amxpeak [ROUNDS [VEC]]
  *
@@ -81,6 +83,43 @@ round_vec(int tiles, int vec)
 	    _mm512_add_epi32(x2, x3))) == 42)
 		t += 1e-9;
 	return t;
+}
+
+static char *sb;	/* where round_st stores: L2SPAN bytes */
+static size_t sbspan;	/* the bytes of it a round walks through */
+
+/*
+ * ns a group of one round: nst vector stores (64 bytes each, the next
+ * of sbspan bytes), after four products whose operands load from L1
+ * (tiles 1), or alone (0).  A tile load waits for older stores; the
+ * walk widens about 32 stores' worth a group of four.
+ */
+static double
+round_st(int tiles, int nst)
+{
+	const __m512i x = _mm512_set1_epi32(0x3b803b80);
+	double t = mk_seconds();
+	size_t off = 0;
+	long i;
+	int j;
+
+	for (i = 0; i < N; i++) {
+		if (tiles) {
+			_tile_loadd(4, a[0], 64);
+			_tile_loadd(5, a[1], 64);
+			_tile_loadd(6, b[0], 64);
+			_tile_loadd(7, b[1], 64);
+			_tile_dpbf16ps(0, 4, 6);
+			_tile_dpbf16ps(1, 5, 6);
+			_tile_dpbf16ps(2, 4, 7);
+			_tile_dpbf16ps(3, 5, 7);
+		}
+		for (j = 0; j < nst; j++) {
+			_mm512_store_si512(sb + off, x);
+			off = off + 64 < sbspan ? off + 64 : 0;
+		}
+	}
+	return (mk_seconds() - t) * 1e9 / N;
 }
 
 /* The median of rounds calls of f(x, vec), and its range in lo, hi. */
@@ -183,8 +222,10 @@ main(int argc, char **argv)
 
 	if (rounds < 1 || vec < 0 ||
 	    (t = malloc(sizeof(double) * (size_t)rounds)) == NULL ||
-	    (l2 = aligned_alloc(64, L2SPAN)) == NULL)
+	    (l2 = aligned_alloc(64, L2SPAN)) == NULL ||
+	    (sb = aligned_alloc(64, L2SPAN)) == NULL)
 		return 2;
+	memset(sb, 0, L2SPAN);
 	if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18) !=
 	    0) {
 		fprintf(stderr, "amxpeak: Linux refused the tile data\n");
@@ -220,12 +261,24 @@ main(int argc, char **argv)
 	printf("beside %d vector operations: %.2f ns a group of four "
 	    "(tiles alone %.2f, vectors alone %.2f, the sum %.2f)\n", vec,
 	    both, m, alone, m + alone);
+	m = median(round_ns, 1, 0, t, rounds, &lo, &hi) * 4;
+	for (i = 0; i < 3; i++) {
+		const int nst = i == 0 ? 16 : 32;
+
+		sbspan = i < 2 ? 8192 : L2SPAN;
+		both = median(round_st, 1, nst, t, rounds, &lo, &hi);
+		alone = median(round_st, 0, nst, t, rounds, &lo, &hi);
+		printf("beside %d vector stores (%s): %.2f ns a group of four "
+		    "loaded from L1 (tiles alone %.2f, stores alone %.2f)\n",
+		    nst, i < 2 ? "L1, 8 KiB" : "L2, 512 KiB", both, m, alone);
+	}
 	dp = median(round_dp, 0, 0, t, rounds, &lo, &hi);
 	fm = median(round_dp, 1, 0, t, rounds, &lo, &hi);
 	printf("vector products: %.3f ns a VDPBF16PS, %.3f ns a VFMADD231PS "
 	    "(%d independent sums)\n", dp, fm, SUMS);
 	_tile_release();
 	free(l2);
+	free(sb);
 	free(t);
 	return 0;
 }

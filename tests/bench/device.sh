@@ -48,7 +48,9 @@ peak() {
 	done
 	wait
 	for kind in "operands in tiles" "operands loaded from L1" \
-	    "operands loaded from L2" "beside" "vector products"; do
+	    "operands loaded from L2" "beside [0-9]* vector operations" \
+	    "beside 16 vector stores" "beside 32 vector stores (L1" \
+	    "beside 32 vector stores (L2" "vector products"; do
 		grep -h "^$kind" "$out"/cpus/*.txt |
 		    sed 's/.*: \([0-9.]*\) ns.*/\1/' | sort -n |
 		    awk -v k="$kind" '{ a[NR] = $1 } END { printf "%s: %d copies, least / median / most %.3f / %.3f / %.3f ns\n", k, NR, a[1], a[int((NR + 1) / 2)], a[NR] }'
