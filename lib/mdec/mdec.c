@@ -788,7 +788,7 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
     float *out)
 {
 	const int Q = p->Q, D = p->D;
-	double s[MK_MDEC_MAX_Q], e[MK_MDEC_MAX_Q], m, w, sum;
+	double s[MK_MDEC_MAX_Q], e[MK_MDEC_MAX_Q], m, w, sum, inv;
 	size_t r;
 	int i, t, d;
 
@@ -815,14 +815,17 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
 		}
 		for (d = 0; d < D; d++)
 			acc[d] = w * out[r * (size_t)D + (size_t)d];
-		for (t = 0; t < i; t++)
-			for (d = 0; s[t] != -INFINITY && d < D; d++)
+		for (t = 0; t < i; t++) {
+			if (s[t] == -INFINITY)
+				continue;
+			for (d = 0; d < D; d++)
 				acc[d] += e[t] * vt[(size_t)t * (size_t)D +
 				    (size_t)d];
-		sum = 1.0 / sum;	/* a product a column, not a division */
+		}
+		inv = 1.0 / sum;	/* a product a column, not a division */
 		for (d = 0; d < D; d++)
-			out[r * (size_t)D + (size_t)d] = (float)(acc[d] * sum);
-		lse[r] = (float)(m - log(sum));
+			out[r * (size_t)D + (size_t)d] = (float)(acc[d] * inv);
+		lse[r] = (float)(m - log(inv));
 	}
 }
 

@@ -215,10 +215,11 @@ k_tile(const struct tw *w, int b, int p, int m, int s, size_t *st)
 }
 #define PTILE(w, b, j)		((w)->pb + ((size_t)(b) * (size_t)(w)->y.NT + \
 				    (size_t)(j)) * 16 * TB)
-/* Query row g's values' sums from its weights' high parts (its low
- * parts' follow 8 rows on). */
+/* Query row g's values' sums from its weights' high parts, and from
+ * their low parts (8 rows on). */
 #define OROW(w, g)		((w)->ob + ((size_t)(g) / 8 * 16 + \
 				    (size_t)(g) % 8) * (size_t)(w)->y.OS)
+#define OROW_LO(w, g)		(OROW(w, g) + 8 * (size_t)(w)->y.OS)
 
 /*
  * 32 f16 or bf16 of a row from element off (nv read) as bf16 (f16's hi,
@@ -705,9 +706,9 @@ widen32(const struct tw *w, int c, const char *kr0, const char *kr1,
  * into V's set i % MK_TILE_VSETS as VNNI pairs, from its own rows or,
  * for MLA (mla: V is K's rows), from the same registers; the stage's
  * steps between (tick), and the next block's rows (pk, pv [0..na); pk
- * NULL: none)
- * prefetched a pair at a time, so that the prefetches spread over the
- * block rather than wait in a burst for the core's miss buffers.
+ * NULL: none) prefetched a pair at a time, so that the prefetches
+ * spread over the block rather than wait in a burst for the core's miss
+ * buffers.
  */
 INL void
 widen(const struct tw *w, int i, const char *const *kr,
@@ -819,7 +820,7 @@ tile_rescale(const struct tw *w)
 		if (w->pa[row] == 1.0f)
 			continue;
 		hi = OROW(w, row);
-		lo = hi + (size_t)8 * (size_t)w->y.OS;
+		lo = OROW_LO(w, row);
 		for (d = 0; d < DVP; d++) {
 			hi[d] *= w->pa[row];
 			lo[d] *= w->pa[row];
@@ -831,9 +832,9 @@ tile_rescale(const struct tw *w)
 /*
  * The softmax of score tile j's block of nb positions into P's set b:
  * its scores a head a row (st: head_rows), then per head its TB scores
- * (-inf past nb), the
- * maximum moved if past TAU, the probabilities into the values' A tile
- * as hi and lo rows, and their sums; a step of stage tk a head.
+ * (-inf past nb), the maximum moved if past TAU, the probabilities into
+ * the values' A tile as hi and lo rows, and their sums; a step of stage
+ * tk a head.
  */
 INL void
 softmax(const struct tw *w, int b, int j, int nb, struct tick *tk, int kind)
@@ -927,7 +928,7 @@ tile_end(const struct tw *w)
 
 	for (g = 0; g < t->G; g++) {
 		hi = OROW(w, g);
-		lo = hi + (size_t)8 * (size_t)w->y.OS;
+		lo = OROW_LO(w, g);
 		for (d = 0; d < t->ld; d++) {
 			c = vnni_col(d);
 			t->acc[(size_t)g * t->ld + (size_t)d] = d < w->DV ?
@@ -966,7 +967,6 @@ tile_scan(struct scan *sc, size_t *idx)
 INL void
 k_direct(struct tw *w, int b, const char *const *kr, int kind)
 {
-	const int ok = kind == TK_BF16 && w->t->D % 32 == 0;
 	ptrdiff_t d;
 	int m, e;
 
@@ -974,10 +974,12 @@ k_direct(struct tw *w, int b, const char *const *kr, int kind)
 		const char *const *r = kr + 16 * m;
 
 		w->kd[b][m] = NULL;
+		if (kind != TK_BF16 || w->t->D % 32 != 0)
+			continue;
 		d = r[1] - r[0];
-		for (e = 2; ok && d >= 0 && e < 16 && r[e] - r[e - 1] == d; e++)
+		for (e = 2; d >= 0 && e < 16 && r[e] - r[e - 1] == d; e++)
 			;
-		if (ok && d >= 0 && e == 16) {
+		if (d >= 0 && e == 16) {
 			w->kd[b][m] = r[0];
 			w->kds[b][m] = (size_t)d;
 		}

@@ -535,17 +535,11 @@ test_fp8_nan(void)
 }
 
 /*
- * MLA's narrower V (p.dv): the first dv columns of out and lse as the
- * reference gives them, on every path and dtype, with dv not a whole
- * number of vectors (the kernels round it up) and D a whole number of
- * bf16 pairs (the rounding keeps pairs whole).
- */
-/*
  * Scores that grow along the positions, K's row at position pos scaled
  * by 1 + pos / 64 (on half the rows the other way: their maximum comes
  * first), up to about 40, so that the running maximum moves past TAU
- * (5.5 in e units) again and again, on every path (the tiles' rescale of the values' sums waits a
- * stage: mdec_tile.h, tile_new_max).
+ * (5.5 in e units) again and again, on every path (the tiles' rescale
+ * of the values' sums waits a stage: mdec_tile.h, tile_new_max).
  */
 static void
 test_moving_max(void)
@@ -587,6 +581,12 @@ test_moving_max(void)
 	}
 }
 
+/*
+ * MLA's narrower V (p.dv): the first dv columns of out and lse as the
+ * reference gives them, on every path and dtype, with dv not a whole
+ * number of vectors (the kernels round it up) and D a whole number of
+ * bf16 pairs (the rounding keeps pairs whole).
+ */
 static void
 test_dv(void)
 {
