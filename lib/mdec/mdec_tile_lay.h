@@ -51,8 +51,19 @@ mk_tile_from(int dt, int tile_rows)
  */
 #define MK_TILE_VSETS	4
 
+/*
+ * Query rows from which the values' products go by pairs of 16-row
+ * groups, both parts of the weights summed in one tile (mdec_tile.h,
+ * value_pair_step), where the rows are whole groups: the sums moved
+ * halve, which paid from 64 rows on (Xeon VM: MLA with 128 heads 17-20 %
+ * faster, 64 heads 5-8 %, 32 rows 5 % slower).
+ */
+#define MK_TILE_VP_FROM	64
+
 struct mk_tile_lay {
 	int	 NT;		/* tiles of eight query rows */
+	int	 vp;		/* values by pairs of 16-row groups:
+				 * G >= MK_TILE_VP_FROM, G % 16 == 0 */
 	int	 DS;		/* K-steps of the scores: D / 32, rounded up */
 	int	 DP;		/* D rounded up to 32: bf16 row stride of kb */
 	int	 DVP;		/* DV rounded up to 32 */
@@ -72,8 +83,10 @@ struct mk_tile_lay {
 	size_t	 sc;		/* [2][NT][TB][16] f32: scores, two blocks */
 	size_t	 st;		/* [8][TB] f32: one tile's, a head a row */
 	size_t	 pb;		/* [2][NT][16][TB] bf16: probabilities,
-				 * rows hi then lo, two blocks */
-	size_t	 ob;		/* [NT][16][OS] f32: the values' sums */
+				 * rows hi then lo (vp: 16 rows' his a
+				 * tile, their los the next), two blocks */
+	size_t	 ob;		/* [NT][16][OS] f32: the values' sums
+				 * (vp: a pair's low rows unused) */
 	size_t	 mx;		/* [NT * 8] f32: running maxima */
 	size_t	 ls;		/* [NT * 8][16] f32: running sums, by lane */
 	size_t	 pa;		/* [NT * 8] f32: rescales due to the values'
@@ -95,6 +108,7 @@ mk_tile_lay(int G, int D, int DV, int np)
 
 	y.np = np;
 	y.NT = (G + 7) / 8;
+	y.vp = G >= MK_TILE_VP_FROM && G % 16 == 0;
 	y.DS = (D + 31) / 32;
 	y.DP = y.DS * 32;
 	y.DVP = (DV + 31) / 32 * 32;

@@ -45,6 +45,10 @@ static const struct shape shapes[] = {
 	{ 2, 21, 3, 128, 400, 410, 0.4, 0, "G7 D128 cache" },
 	{ 1, 9, 3, 128, 600, 605, 0.4, 1, "G3 D128 cache (three known)" },
 	{ 1, 32, 2, 36, 300, 305, 0.4, 1, "G16 D36 (rows widened once)" },
+	/* the tiles' values by pairs of 16-row groups (MK_TILE_VP_FROM),
+	 * and a lone group after them */
+	{ 1, 128, 1, 96, 300, 305, 0.4, 1, "G128 D96 (values by pairs)" },
+	{ 2, 80, 1, 128, 200, 200, 0.3, 0, "G80 D128 (pairs, a lone group)" },
 	{ 2, 8, 2, 128, 5000, 5000, 0.5, 0, "rows split across threads" },
 	/* 23 chunks of 1024 positions (mdec.c, run_chunks) for 2 or 3 threads */
 	{ 1, 8, 8, 64, 3000, 3001, 0.4, 0, "more chunks than threads" },
@@ -591,11 +595,14 @@ static void
 test_dv(void)
 {
 	static const struct shape sh = { 2, 8, 2, 96, 300, 310, 0.3, 0,
-	    "dv 40 of 96" }, sh8 = { 2, 16, 1, 96, 300, 310, 0.3, 0,
-	    "dv 40 of 96, V = K, G 16" };
+	    "dv 40 of 96" }, mla[] = {
+		{ 2, 16, 1, 96, 300, 310, 0.3, 0, "dv 40 of 96, V = K, G 16" },
+		/* the tiles' values by pairs (MK_TILE_VP_FROM) */
+		{ 1, 64, 1, 96, 300, 310, 0.3, 0, "dv 40 of 96, V = K, G 64" },
+	};
 	struct mk_mdec_kern tab[MK_NISA];
 	struct prob x;
-	int t;
+	int t, m;
 
 	tables(tab);
 	for (t = 0; t < NKVT; t++) {
@@ -606,17 +613,21 @@ test_dv(void)
 	}
 	/* MLA's own case: V is K's rows (one widening for both where the
 	 * rows are widened once, more than four heads a kv head) */
-	for (t = 0; t < NKVT; t++) {
-		make(&x, &sh8, kvts[t], 720 + (unsigned)t);
-		x.p.dv = 40;
-		/* the same bytes, for the copies into other layouts too */
-		memcpy(x.v, x.k, (size_t)sh8.B * (size_t)sh8.KH *
-		    (size_t)sh8.M * (size_t)sh8.D * mk_dtype_size(kvts[t].dt));
-		x.p.v = x.p.k;
-		mk_mdec_reference(&x.p, x.rlse, x.rout);
-		check_all(&x, &x.p, tab, sh8.what, NULL);
-		drop(&x);
-	}
+	for (m = 0; m < 2; m++)
+		for (t = 0; t < NKVT; t++) {
+			make(&x, &mla[m], kvts[t], 720 + 10 * (unsigned)m +
+			    (unsigned)t);
+			x.p.dv = 40;
+			/* the same bytes, for the copies into other layouts
+			 * too */
+			memcpy(x.v, x.k, (size_t)mla[m].B * (size_t)mla[m].KH *
+			    (size_t)mla[m].M * (size_t)mla[m].D *
+			    mk_dtype_size(kvts[t].dt));
+			x.p.v = x.p.k;
+			mk_mdec_reference(&x.p, x.rlse, x.rout);
+			check_all(&x, &x.p, tab, mla[m].what, NULL);
+			drop(&x);
+		}
 }
 
 /*
