@@ -526,9 +526,8 @@ score_step(const struct tw *w, struct tick *k, int kind)
  * high parts, then its low ones against the same B tiles: four products,
  * as the other steps take, so that the pacing spreads them alike), for
  * each of V's parts.  Against value_step's 8 tile loads and 4 KiB of
- * sums moved for these eight products: 6 and 2 KiB.  MLA with 128 heads
- * walked 17-20 % faster on one core of the Xeon VM; 32 rows 5 % slower,
- * hence MK_TILE_VP_FROM.
+ * sums moved for these eight products: 6 and 2 KiB (MK_TILE_VP_FROM
+ * says where it paid).
  */
 INL void
 value_pair_step(const struct tw *w, struct tick *k)

@@ -55,8 +55,9 @@ mk_tile_from(int dt, int tile_rows)
  * Query rows from which the values' products go by pairs of 16-row
  * groups, both parts of the weights summed in one tile (mdec_tile.h,
  * value_pair_step), where the rows are whole groups: the sums moved
- * halve, which paid from 64 rows on (Xeon VM: MLA with 128 heads 17-20 %
- * faster, 64 heads 5-8 %, 32 rows 5 % slower).
+ * halve.  One core of the Xeon VM, MLA: 128 heads 10-14 % faster, 64
+ * heads 4-8 %; 32 rows (MLA, 8 tokens of GQA) no faster, so not there
+ * (tests/bench/RESULTS.md).
  */
 #define MK_TILE_VP_FROM	64
 
