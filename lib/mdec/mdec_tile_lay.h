@@ -55,9 +55,9 @@ mk_tile_from(int dt, int tile_rows)
  * Query rows from which the values' products go by pairs of 16-row
  * groups, both parts of the weights summed in one tile (mdec_tile.h,
  * value_pair_step), where the rows are whole groups: the sums moved
- * halve.  One core of the Xeon VM, MLA: 128 heads 10-14 % faster, 64
- * heads 4-8 %; 32 rows (MLA, 8 tokens of GQA) no faster, so not there
- * (tests/bench/RESULTS.md).
+ * halve.  MLA with 128 heads read 9-16 % more of the probe (Xeon VM,
+ * one core; device, 16 threads), 64 heads up to 11 %; 32 rows (MLA, 8
+ * tokens of GQA) no faster, so not there (tests/bench/RESULTS.md).
  */
 #define MK_TILE_VP_FROM	64
 
