@@ -492,6 +492,19 @@ for isa in isas:
                  paged_bs=[None, 16][n % 2], fp8=fp8)
         n += 1
 
+# 64 query rows a kv head and more (64 heads, or 2 tokens of them: 128
+# rows), where the amx tiles take the values by pairs of 16-row groups
+# (MK_TILE_VP_FROM in lib/mdec/mdec_tile_lay.h).  f16 and bf16 only:
+# FP8's random bytes (every value up to 2^6, times a k scale) over 128
+# rows of 576 dims put some output, far smaller than the values it
+# averages, past 1e-5 of its row on every path, generic too, by f32's
+# own rounding (5 of 40 seeds); the unit tests take FP8 on these pairs
+# (tests/unit/test_mdec.c, G 128 and G 80).
+for isa in isas:
+    for n in range(2):
+        mla_case(1, 64, int(rng.integers(130, 300)), 576, 512, ["f16", "bf16"][n], isa,
+                 Q=[1, 2][n])
+
 # every byte, one a sequence of one position (q = 1, D = 1): as v, out
 # is its value (a softmax of one; NaN stays NaN); as k, lse is its value
 for fmt in ("fp8_e4m3", "fp8_e5m2"):
