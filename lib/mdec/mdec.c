@@ -825,7 +825,7 @@ add_tail(const struct mk_mdec *p, int64_t b, int h, const double *kt,
 		inv = 1.0 / sum;	/* a product a column, not a division */
 		for (d = 0; d < D; d++)
 			out[r * (size_t)D + (size_t)d] = (float)(acc[d] * inv);
-		lse[r] = (float)(m - log(inv));
+		lse[r] = (float)(m + log(sum));
 	}
 }
 

@@ -234,8 +234,9 @@ prow(const struct tw *w, int b, int g, int h)
 /*
  * Query row g's values' sums, from its weights' part h: tile j of P
  * sums into the values' tile j, so rows as prow's.  In pairs (y.vp) a
- * pair of 16-row groups sums both parts into the high row (value_step),
- * the low rows then stay 0; a lone group sums them apart.
+ * pair of 16-row groups sums both parts into the high row
+ * (value_pair_step), the low rows then stay 0; a lone group sums them
+ * apart.
  */
 INL float *
 orow(const struct tw *w, int g, int h)
@@ -580,7 +581,8 @@ value_pair_step(const struct tw *w, struct tick *k)
 /*
  * Values step: the sums of four C tiles held over the block's TB / 32
  * K-steps, a pair of value tiles by a pair of column tiles (2 A and 2 B
- * loads for four products), or a lone value tile by four column tiles.
+ * loads for four products), or a lone value tile by four column tiles;
+ * pairs of 16-row groups go by value_pair_step (tick_one).
  */
 INL void
 value_step(const struct tw *w, struct tick *k, int kind)
@@ -598,10 +600,6 @@ value_step(const struct tw *w, struct tick *k, int kind)
 	float *o2 = two ? o + (size_t)16 * (size_t)w->y.OS : o + 32;
 	int p;
 
-	if (w->y.vp && k->j + 2 < NT) {
-		value_pair_step(w, k);
-		return;
-	}
 	if (k->s == 0) {
 		C_LOAD(0, nc, o, os);
 		C_LOAD(1, nc, o + 16, os);
@@ -673,6 +671,8 @@ tick_one(const struct tw *w, struct tick *k, int kind)
 {
 	if (k->phase == 0)
 		score_step(w, k, kind);
+	else if (k->phase == 1 && w->y.vp && k->j + 2 < w->y.NT)
+		value_pair_step(w, k);
 	else if (k->phase == 1)
 		value_step(w, k, kind);
 }

@@ -37,9 +37,29 @@
 #define L2SPAN	(512 * 1024)	/* bytes the L2 walk goes through */
 #define SUMS	24		/* independent sums of the vector rounds */
 
-static uint16_t a[2][16 * 32] __attribute__((aligned(64)));
-static uint16_t b[2][16 * 32] __attribute__((aligned(64)));
+/* the operands in L1: two A tiles, then two B tiles (load4) */
+static uint16_t ab[4][16 * 32] __attribute__((aligned(64)));
 static char *l2;	/* L2SPAN bytes of the same bf16 */
+
+/* Tiles 4-7 (2 A, 2 B) loaded from o, 1 KiB each at o, o + 1 KiB.. */
+static inline __attribute__((always_inline)) void
+load4(const char *o)
+{
+	_tile_loadd(4, o, 64);
+	_tile_loadd(5, o + 1024, 64);
+	_tile_loadd(6, o + 2048, 64);
+	_tile_loadd(7, o + 3072, 64);
+}
+
+/* Four products into the four sums, tiles 0-3: the amx row's step. */
+static inline __attribute__((always_inline)) void
+four(void)
+{
+	_tile_dpbf16ps(0, 4, 6);
+	_tile_dpbf16ps(1, 5, 6);
+	_tile_dpbf16ps(2, 4, 7);
+	_tile_dpbf16ps(3, 5, 7);
+}
 
 static int
 cmp(const void *x, const void *y)
@@ -65,10 +85,7 @@ round_vec(int tiles, int vec)
 
 	for (i = 0; i < N; i++) {
 		if (tiles) {
-			_tile_dpbf16ps(0, 4, 6);
-			_tile_dpbf16ps(1, 5, 6);
-			_tile_dpbf16ps(2, 4, 7);
-			_tile_dpbf16ps(3, 5, 7);
+			four();
 		}
 		for (j = 0; j < vec; j += 4) {
 			x0 = _mm512_ternarylogic_epi32(x0, k, x1, 0x96);
@@ -105,14 +122,8 @@ round_st(int tiles, int nst)
 
 	for (i = 0; i < N; i++) {
 		if (tiles) {
-			_tile_loadd(4, a[0], 64);
-			_tile_loadd(5, a[1], 64);
-			_tile_loadd(6, b[0], 64);
-			_tile_loadd(7, b[1], 64);
-			_tile_dpbf16ps(0, 4, 6);
-			_tile_dpbf16ps(1, 5, 6);
-			_tile_dpbf16ps(2, 4, 7);
-			_tile_dpbf16ps(3, 5, 7);
+			load4((const char *)ab);
+			four();
 		}
 		for (j = 0; j < nst; j++) {
 			_mm512_store_si512(sb + off, x);
@@ -145,26 +156,14 @@ static double
 round_ns(int load, int unused)
 {
 	double t = mk_seconds();
-	const char *o;
 	long i;
 
 	for (i = 0; i < N; i++) {
-		if (load == 1) {
-			_tile_loadd(4, a[0], 64);
-			_tile_loadd(5, a[1], 64);
-			_tile_loadd(6, b[0], 64);
-			_tile_loadd(7, b[1], 64);
-		} else if (load == 2) {
-			o = l2 + ((size_t)i * 4096 & (L2SPAN - 1));
-			_tile_loadd(4, o, 64);
-			_tile_loadd(5, o + 1024, 64);
-			_tile_loadd(6, o + 2048, 64);
-			_tile_loadd(7, o + 3072, 64);
-		}
-		_tile_dpbf16ps(0, 4, 6);
-		_tile_dpbf16ps(1, 5, 6);
-		_tile_dpbf16ps(2, 4, 7);
-		_tile_dpbf16ps(3, 5, 7);
+		if (load == 1)
+			load4((const char *)ab);
+		else if (load == 2)
+			load4(l2 + ((size_t)i * 4096 & (L2SPAN - 1)));
+		four();
 	}
 	(void)unused;
 	return (mk_seconds() - t) * 1e9 / N / 4;
@@ -232,8 +231,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < 16 * 32; i++) {	/* small values: no overflow */
-		a[0][i] = a[1][i] = 0x3c00 + (uint16_t)(i & 7);
-		b[0][i] = b[1][i] = 0x3b80 + (uint16_t)(i & 3);
+		ab[0][i] = ab[1][i] = 0x3c00 + (uint16_t)(i & 7);
+		ab[2][i] = ab[3][i] = 0x3b80 + (uint16_t)(i & 3);
 	}
 	for (i = 0; i < L2SPAN / 2; i++)
 		((uint16_t *)(void *)l2)[i] = 0x3b80 + (uint16_t)(i & 3);
@@ -246,10 +245,7 @@ main(int argc, char **argv)
 	_tile_zero(1);
 	_tile_zero(2);
 	_tile_zero(3);
-	_tile_loadd(4, a[0], 64);
-	_tile_loadd(5, a[1], 64);
-	_tile_loadd(6, b[0], 64);
-	_tile_loadd(7, b[1], 64);
+	load4((const char *)ab);
 	for (load = 0; load < 3; load++) {
 		m = median(round_ns, load, 0, t, rounds, &lo, &hi);
 		printf("%s: %.2f ns a TDPBF16PS [%.2f, %.2f]\n", how[load], m,

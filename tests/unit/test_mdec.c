@@ -613,7 +613,7 @@ test_dv(void)
 	}
 	/* MLA's own case: V is K's rows (one widening for both where the
 	 * rows are widened once, more than four heads a kv head) */
-	for (m = 0; m < 2; m++)
+	for (m = 0; m < (int)(sizeof(mla) / sizeof(mla[0])); m++)
 		for (t = 0; t < NKVT; t++) {
 			make(&x, &mla[m], kvts[t], 720 + 10 * (unsigned)m +
 			    (unsigned)t);
