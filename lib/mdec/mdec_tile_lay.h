@@ -21,10 +21,12 @@
  * Query rows (heads x tokens) a kv head must serve for the amx row to
  * compute a task on tiles, for K/V dtype dt (MK_U8: FP8), where the
  * tiles measured faster (tests/bench/RESULTS.md, mdecode): FP8 from 8,
- * where avx512 pays for widening each element for few heads; bf16, which
- * its f32 kernel widens by a shift, from 16; f16, which the tiles take
- * in two parts (twice the products), from 32 (16 rows ran slower on 16
- * threads of the device); f32 never (its values do not fit two bf16).
+ * where avx512 pays for widening each element for few heads (below it,
+ * tiles for the scores alone beside avx512's values ran slower too);
+ * bf16, which its f32 kernel widens by a shift, from 16; f16, which the
+ * tiles take in two parts (twice the products), from 32 (16 rows ran
+ * slower on 16 threads of the device); f32 never (its values do not fit
+ * two bf16).
  * tile_rows (MOEKIT_TILE_ROWS) overrides the first three.
  */
 static inline int
