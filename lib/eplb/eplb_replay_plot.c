@@ -297,6 +297,18 @@ panel(FILE *fp, const struct mk_replay_cfg *rc, const double *x,
 	return 0;
 }
 
+/* The colours' key: only the placements the configurations use. */
+static const char *
+colour_key(const struct mk_replay_cfg *rc, int n)
+{
+	int i, hier = 0;
+
+	for (i = 0; i < n; i++)
+		hier += rc[i].c.hier != 0;
+	return hier == n ? "blue: hierarchical" : hier == 0 ?
+	    "orange: global" : "blue hierarchical, orange global";
+}
+
 int
 mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
     const struct mk_replay_res *res, int n, const char *title,
@@ -331,7 +343,7 @@ mk_eplb_replay_plot(FILE *fp, const struct mk_replay_cfg *rc,
 	    title);
 	mk_svg_text(fp, 20, 28, "start", 15, "%s", title);
 	mk_svg_text(fp, 20, 46, "start", 11, "each point a configuration "
-	    "(hover: which): blue hierarchical, orange global;");
+	    "(hover: which): %s;", colour_key(rc, n));
 	mk_svg_text(fp, 20, 60, "start", 11, "ringed, joined and numbered: the "
 	    "Pareto front (no other point as balanced with fewer moves)");
 	if (panel(fp, rc, x, y, n, &p, "(layer, slot) pairs moved over the "

@@ -60,3 +60,10 @@ END {
 	}
 	printf "front numbers: %d, on a point: %d, on another number: %d\n", nn, bad, meet
 }' f.svg
+# the colours' key names only the placements drawn: hierarchical alone
+# (the demo's), then both
+grep -o 'hover: which): [^;]*' f.svg
+eplb-replay --quiet --engine ideal -r 288 -G 32 -n 4 -g 8 --policy hierarchical,global \
+    --window 40 --interval 40 --plot k.svg $log > /dev/null
+render k.svg
+grep -o 'hover: which): [^;]*' k.svg
