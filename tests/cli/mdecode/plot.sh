@@ -14,6 +14,13 @@ grep -o 'groups: [^<]*' b.svg
 mdecode --bench --quiet --isa generic --bsz 1 --max-length 256 --threads 1 --reps 1 --mask-density 0 --dtype f16,fp8_e4m3,fp8_e5m2 --plot c.svg > /dev/null
 render c.svg
 grep -o 'mdecode --bench: [^<]*' c.svg | head -1
+# the groups spread over the whole width, however few: the axis ends 40
+# pixels from the right edge
+for f in b.svg c.svg; do
+	w=$(sed -n 's/.*<svg[^>]* width="\([0-9]*\)".*/\1/p' $f)
+	x=$(sed -n 's/.*<line x1="70.00" y1="400.00" x2="\([0-9.]*\)" y2="400.00" stroke="#444".*/\1/p' $f)
+	echo "$f: axis to $x of $w"
+done
 fails 2 mdecode --bench-kernel --plot k.svg
 fails 2 mdecode --plot k.svg "$TESTDATA/mdecode-example.npy"
 fails 1 mdecode --bench --bsz 1 --max-length 256 --reps 1 --plot nodir/b.svg
