@@ -452,6 +452,34 @@ struct tick {
 	} while (0)
 
 /*
+ * The values' four sums, tiles 0-3, loaded or stored (op: C_LOAD,
+ * C_STORE) at o, o + 16 (those below n) and o2, o2 + 16 (below n2).
+ */
+#define C_FOUR(op, o, o2, os, n, n2)	do {				\
+		op(0, n, o, os);					\
+		op(1, n, (o) + 16, os);					\
+		op(2, n2, o2, os);					\
+		op(3, n2, (o2) + 16, os);				\
+	} while (0)
+
+/*
+ * After a values step's last K-step: the next cols column tiles, past
+ * the last of them the next rows value tiles, past those the stage's
+ * values done.
+ */
+INL void
+value_next(struct tick *k, int cols, int NV, int rows, int NT)
+{
+	k->s = 0;
+	if ((k->m += cols) < NV)
+		return;
+	k->m = 0;
+	if ((k->j += rows) < NT)
+		return;
+	k->phase = 2;
+}
+
+/*
  * Score step: per pair of score tiles j, j + 1 and pair of position
  * tiles, four sums (2 A and 2 B loads for four products); a lone score
  * tile takes four position tiles against its one B.
@@ -540,12 +568,8 @@ value_pair_step(const struct tw *w, struct tick *k)
 	float *o = w->ob + (size_t)k->j * 16 * (size_t)w->y.OS + 16 * k->m;
 	float *o2 = o + (size_t)32 * (size_t)w->y.OS;
 
-	if (k->s == 0 && k->half == 0) {
-		_tile_loadd(0, o, os);
-		_tile_loadd(1, o + 16, os);
-		_tile_loadd(2, o2, os);
-		_tile_loadd(3, o2 + 16, os);
-	}
+	if (k->s == 0 && k->half == 0)
+		C_FOUR(C_LOAD, o, o2, os, 4, 4);
 	if (ph == 0) {	/* V's part k->half / 2, columns m, m + 1 */
 		const uint16_t *v = VROW(w, k->vset, k->half / 2, 16 * k->s) +
 		    32 * k->m;
@@ -564,18 +588,9 @@ value_pair_step(const struct tw *w, struct tick *k)
 	k->half = 0;
 	if (++k->s < TB / 32)
 		return;
-	_tile_stored(0, o, os);
-	_tile_stored(1, o + 16, os);
-	_tile_stored(2, o2, os);
-	_tile_stored(3, o2 + 16, os);
-	k->s = 0;
+	C_FOUR(C_STORE, o, o2, os, 4, 4);
 	/* DVP is a multiple of 32: the column tiles come in pairs */
-	if ((k->m += 2) < w->y.DVP / 16)
-		return;
-	k->m = 0;
-	if ((k->j += 4) < w->y.NT)
-		return;
-	k->phase = 2;
+	value_next(k, 2, w->y.DVP / 16, 4, w->y.NT);
 }
 
 /*
@@ -600,12 +615,8 @@ value_step(const struct tw *w, struct tick *k, int kind)
 	float *o2 = two ? o + (size_t)16 * (size_t)w->y.OS : o + 32;
 	int p;
 
-	if (k->s == 0) {
-		C_LOAD(0, nc, o, os);
-		C_LOAD(1, nc, o + 16, os);
-		C_LOAD(2, n2, o2, os);
-		C_LOAD(3, n2, o2 + 16, os);
-	}
+	if (k->s == 0)
+		C_FOUR(C_LOAD, o, o2, os, nc, n2);
 	_tile_loadd(4, a, ps);
 	if (two)
 		_tile_loadd(5, a + 16 * TB, ps);
@@ -633,17 +644,8 @@ value_step(const struct tw *w, struct tick *k, int kind)
 	}
 	if (++k->s < TB / 32)
 		return;
-	C_STORE(0, nc, o, os);
-	C_STORE(1, nc, o + 16, os);
-	C_STORE(2, n2, o2, os);
-	C_STORE(3, n2, o2 + 16, os);
-	k->s = 0;
-	if ((k->m += step) < NV)
-		return;
-	k->m = 0;
-	if ((k->j += 2) < NT)
-		return;
-	k->phase = 2;
+	C_FOUR(C_STORE, o, o2, os, nc, n2);
+	value_next(k, step, NV, 2, NT);
 }
 
 /* Steps of a stage (score_step's and value_step's loops, counted). */
