@@ -196,12 +196,20 @@ check: deps
 check-layers:
 	sh tests/layers/check.sh
 	sh tests/layers/planted.sh
+	CC="$(CC)" sh tests/layers/rows.sh
 
 check-unit: all
 	$(BUILD)/bin/test-unit
 
+# The CLI tests, then again as if the CPU stopped at each lower level
+# (MOEKIT_CPU_CAP, simd/kern.h): what an AVX2-only CPU prints is proved
+# on any CPU above it.
 check-cli: all
 	MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh
+	@for cap in $$(MOEKIT_CPU_CAP= $(BUILD)/bin/tensor-cat --isa-list | sed '$$d'); do \
+	  echo "== the CLI tests as on a CPU that stops at $$cap (MOEKIT_CPU_CAP)"; \
+	  MOEKIT_CPU_CAP=$$cap MOEKIT_BIN=$(BUILD)/bin sh tests/cli/run.sh || exit 1; \
+	done
 
 check-replay: all
 	$(BUILD)/bin/replay testdata/corpus

@@ -155,15 +155,11 @@ const struct mk_a2a_kern mk_a2a_kern_generic = {
 	.a2a_scan = mk_a2a_scan_generic,
 };
 
-static const struct mk_a2a_kern mk_a2a_kern_none = { .name = "avx2" };
-
-static const struct mk_a2a_kern mk_a2a_kern_bf16 =
+static const struct mk_a2a_kern mk_a2a_kern_avx2 = MK_KERN_ROW_NONE("avx2");
+static const struct mk_a2a_kern mk_a2a_kern_avx512bf16 =
     MK_KERN_ROW_NONE("avx512bf16");
 static const struct mk_a2a_kern mk_a2a_kern_amx = MK_KERN_ROW_NONE("amx");
 
-static const struct mk_a2a_kern *const mk_a2a_kern_rows[MK_NISA] = {
-	&mk_a2a_kern_generic, &mk_a2a_kern_none, &mk_a2a_kern_avx512,
-	&mk_a2a_kern_bf16, &mk_a2a_kern_amx
-};
+MK_KERN_ROWS(mk_a2a_kern, struct mk_a2a_kern);
 
 MK_KERN_TABLE(mk_a2a_kern, struct mk_a2a_kern, MK_A2A_KERNELS)

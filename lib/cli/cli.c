@@ -517,14 +517,19 @@ excess(const struct arg_hdr *h, const char *val)
 static void
 print_help(void **argtable, const struct mk_usage *u)
 {
+	int i;
+
 	printf("Usage: %s %s\n", mk_progname(), u->synopsis);
 	printf("%s\n\nOptions:\n", u->purpose);
 	arg_print_glossary(stdout, argtable, "  %-28s %s\n");
 	if (u->epilogue != NULL)
 		printf("\n%s", u->epilogue);
-	printf("\nEnvironment: MOEKIT_ISA=generic|avx2|avx512 forces a "
-	    "lower kernel path.\nExit status: 0 success, 1 bad data or I/O "
-	    "error, 2 usage error.\nSee %s(1).\n", mk_progname());
+	printf("\nEnvironment: MOEKIT_ISA=");
+	for (i = 0; i < MK_NISA; i++)
+		printf("%s%s", i ? "|" : "", mk_isa_name((enum mk_isa)i));
+	printf(" forces a lower kernel path\n(--isa-list prints this CPU's, "
+	    "-V why not the next).\nExit status: 0 success, 1 bad data or "
+	    "I/O error, 2 usage error.\nSee %s(1).\n", mk_progname());
 }
 
 /* The parsed table, kept reachable and freed at exit (argtable allocates). */

@@ -74,10 +74,7 @@ const struct mk_mdec_kern mk_mdec_kern_amx = {
 	.mdec_work = mk_mdec_work_tile,
 };
 
-static const struct mk_mdec_kern *const mk_mdec_kern_rows[MK_NISA] = {
-	&mk_mdec_kern_generic, &mk_mdec_kern_avx2, &mk_mdec_kern_avx512,
-	&mk_mdec_kern_avx512bf16, &mk_mdec_kern_amx
-};
+MK_KERN_ROWS(mk_mdec_kern, struct mk_mdec_kern);
 
 MK_KERN_TABLE(mk_mdec_kern, struct mk_mdec_kern, MK_MDEC_KERNELS)
 

@@ -27,10 +27,26 @@
 
 #include "base/errmsg.h"
 
+/*
+ * The levels, lowest first: X(a, ENUM_SUFFIX, name), a passed through.  Each level has the
+ * ones before it; avx512bf16 adds AVX-512's BF16 dot products, amx the
+ * AMX-BF16 tiles Linux lets us use.
+ *
+ * Adding a level: a line here, its test in mk_isa_supported() and its
+ * phrase in mk_isa_why_not() (kern.c), and a row named <prefix>_<name> in
+ * every table (kern.c, mdec/mdec_kern.c, a2a/a2a_scan_generic.c):
+ * MK_KERN_ROWS names each row, so one forgotten does not compile.
+ */
+#define MK_ISA_LEVELS(X, a)						\
+	X(a, GENERIC, generic)						\
+	X(a, AVX2, avx2)						\
+	X(a, AVX512, avx512)						\
+	X(a, AVX512BF16, avx512bf16)					\
+	X(a, AMX, amx)
+
+#define MK_ISA_ENUM_(a, E, name)	MK_ISA_##E,
 enum mk_isa {
-	MK_ISA_GENERIC, MK_ISA_AVX2, MK_ISA_AVX512,
-	MK_ISA_AVX512BF16,	/* AVX-512 and its BF16 dot products */
-	MK_ISA_AMX,		/* and AMX-BF16 tiles Linux lets us use */
+	MK_ISA_LEVELS(MK_ISA_ENUM_, _)
 	MK_NISA
 };
 
@@ -67,6 +83,12 @@ extern const struct mk_kern mk_kern_avx512;
  * the environment variable MOEKIT_ISA, which may only lower it.  Returns
  * 0, or -1 with a usage error in e when MOEKIT_ISA is unknown or names a
  * level this CPU lacks (never a silent fallback).
+ *
+ * MOEKIT_CPU_CAP=LEVEL, for tests, makes every answer about the CPU
+ * (mk_isa_supported, mk_isa_why_not, --isa-list, -v, --version) what a
+ * CPU that stops at LEVEL gives: an AMX machine proves an AVX2 one's
+ * output (make check runs the CLI tests so at every lower level).  An
+ * unknown LEVEL is refused here as MOEKIT_ISA's is.
  */
 int	mk_kern_init(struct mk_err *e);
 
@@ -106,8 +128,23 @@ const struct mk_kern	*mk_kern_build(enum mk_isa isa, struct mk_kern *out);
 char	*mk_kern_describe(char *buf, size_t size);
 
 /*
+ * The rows of a table, one a level: MK_KERN_ROWS(prefix, struct tag)
+ * defines prefix_rows[MK_NISA] from the rows prefix_generic, prefix_avx2,
+ * ... prefix_amx, one for every line of MK_ISA_LEVELS (a row with no
+ * kernel of its own is MK_KERN_ROW_NONE), each at its level's index.  A
+ * level without its row is a compile error, never a NULL row at run time.
+ */
+#define MK_KERN_ROW_AT_(prefix, E, name)	[MK_ISA_##E] = &prefix##_##name,
+#define MK_KERN_ROWS(prefix, type)					\
+	static const type *const prefix##_rows[] = {			\
+		MK_ISA_LEVELS(MK_KERN_ROW_AT_, prefix)			\
+	};								\
+	_Static_assert(sizeof(prefix##_rows) / sizeof(prefix##_rows[0]) \
+	    == MK_NISA, #prefix ": a row for every level")
+
+/*
  * A table of a list, for a wing: MK_KERN_TABLE(prefix, struct tag, LIST)
- * defines, from rows prefix_rows[MK_NISA] (declared before it; a row of a
+ * defines, from rows prefix_rows[MK_NISA] (MK_KERN_ROWS; a row of a
  * level not compiled may be all NULL but generic's),
  *
  *   const struct tag *prefix_build(enum mk_isa isa, struct tag *out)

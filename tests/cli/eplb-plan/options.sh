@@ -11,6 +11,6 @@ done
 eplb-plan --quiet $hw -o all.npy "$d"
 eplb-plan --quiet $hw --threads 1 -o one.npy "$d"
 cmp all.npy one.npy && echo "--threads 1: the same plan"
-eplb-plan $hw -v -o /dev/null "$d" 2>&1 | sed -E 's/[0-9.]+ ms/N ms/; s/isa [a-z0-9]+ \(cpu: [a-z0-9]+\)/isa ISA (cpu: CPU)/'
+eplb-plan $hw -v -o /dev/null "$d" 2>&1
 fails 2 eplb-plan $hw --effort 0 "$d"
 fails 2 eplb-plan $hw --threads 0 "$d"

@@ -6,13 +6,13 @@ echo "-- bmhd: the shapes say so (KH 10 does not divide QH 4)"
 mdecode "$ex" > bhmd.npy
 mdecode "$TESTDATA/mdecode-bmhd.npy" | cmp - bhmd.npy && echo same
 mdecode --kv-layout bmhd --verbose --valid-length 7 "$TESTDATA/mdecode-bmhd.npy" 2>&1 >/dev/null |
-    grep layout | sed 's/read in .*/read in (time)/'
+    grep layout
 echo "-- from files, mapped in only where read: the bytes of the stream"
 for i in 0 1 2 3; do tensor-cat --emit $i "$ex" > t$i.npy; done
 mdecode --verbose --threads 2 --valid-length 5 -q t0.npy -k t1.npy -v t2.npy \
     -m t3.npy 2> err.txt > files.npy
 mdecode --valid-length 5 "$ex" | cmp - files.npy && echo same
-sed -n 's/started in [0-9.]* ms$/started in (time)/p' err.txt
+grep 'started in' err.txt
 echo "-- paged: sequence 0 is the example at length 7, sequence 1 at 5"
 mdecode --valid-length 7 --emit out -f csv "$ex" | sed 1d > want.csv
 mdecode --valid-length 5 --emit out -f csv "$ex" | sed 1d >> want.csv

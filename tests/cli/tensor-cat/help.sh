@@ -4,4 +4,4 @@ tensor-cat -h > h2 || die "-h failed"
 cmp -s h1 h2 || die "-h and --help differ"
 head -1 h1
 grep -c -- '--emit' h1
-tensor-cat -V | head -1 | sed 's/[0-9][0-9.]*$/VERSION/'
+tensor-cat -V | head -1
