@@ -106,35 +106,56 @@ open_output(const struct mk_a2a_layout_job *o, int infmt)
 }
 
 /*
- * Write the selected outputs to w (opened now if NULL; none if they were
- * drained already), and the report beside them.
+ * The outputs beside the tensors: --plot FILE, and the report on stdout
+ * where -o takes the tensors.  Opened with the tensors' output, before
+ * anything is written, so that one that cannot be written (a directory,
+ * a second output on stdout) fails the run before any output.
+ */
+struct sides {
+	struct mk_out	*pic, *rep;
+};
+
+static void
+open_sides(const struct mk_a2a_layout_job *o, struct sides *sd)
+{
+	if (o->plot != NULL)
+		sd->pic = mk_out_open(o->plot, MK_FMT_CSV);
+	if (o->job.report && o->c.output != NULL)
+		sd->rep = mk_out_open(NULL, MK_FMT_CSV);
+}
+
+/*
+ * Write the selected outputs to w (opened now, after the sides, if NULL;
+ * none if they were drained already), and the report beside them.
  */
 static void
 write_all(const struct mk_a2a_layout_job *o, struct mk_a2a_job *j, int infmt,
-    struct mk_out *w, int drained, const int *order, int nsel,
-    struct mk_stack **st, const struct mk_a2a_view *v,
+    struct mk_out *w, struct sides *sd, int drained, const int *order,
+    int nsel, struct mk_stack **st, const struct mk_a2a_view *v,
     const struct mk_a2a_series *ser)
 {
 	const struct mk_a2a_cfg *c = mk_a2a_job_cfg(j);
 	struct mk_a2a_output out[MK_A2A_MAX_OUTPUTS];
-	struct mk_out *rep = NULL, *pic = NULL;
+	struct mk_out *rep, *pic;
 	struct mk_err e;
 	char title[300];
 	int i;
 
+	/* stdout opened after the sides is held till all are done */
+	if (w == NULL) {
+		open_sides(o, sd);
+		w = open_output(o, infmt);
+	}
+	rep = sd->rep;
+	pic = sd->pic;
 	/* per-token shapes are known now */
 	mk_a2a_outputs(c, v->pr, out);
-	if (o->plot != NULL) {
-		pic = mk_out_open(o->plot, MK_FMT_CSV);
+	if (pic != NULL) {
 		snprintf(title, sizeof(title), "a2a-layout: %s",
 		    o->input ? o->input : "stdin");
 		mk_a2a_plot(pic->fp, c, ser, mk_a2a_token_bytes(&o->sz),
 		    mk_a2a_job_tally(j)->max_worst, title);
 	}
-	if (w == NULL)
-		w = open_output(o, infmt);
-	if (o->job.report && o->c.output != NULL)
-		rep = mk_out_open(NULL, MK_FMT_CSV);	/* held till the end */
 	for (i = 0; !drained && i < nsel; i++)
 		emit(w, &out[order[i]], st[order[i]], v);
 	if (o->job.report && mk_a2a_report_write(rep ? rep->fp : stderr,
@@ -270,6 +291,7 @@ mk_a2a_layout_run(struct mk_a2a_layout_job *o)
 	int order[MK_A2A_MAX_OUTPUTS], nsel, nout, i, r, infmt;
 	struct mk_stack_drain *drain;
 	struct mk_out *w = NULL;
+	struct sides sd = { NULL, NULL };
 	char how[300], dhow[120] = "";
 
 	mk_out_input(o->input);
@@ -294,6 +316,8 @@ mk_a2a_layout_run(struct mk_a2a_layout_job *o)
 			    out[order[i]].dtype, out[order[i]].ndim,
 			    out[order[i]].shape);
 	drain = start_drain(o, j, infmt, out, order, nsel, st, &w);
+	if (w != NULL)		/* the tensors' output open: the rest now */
+		open_sides(o, &sd);
 	if (drain != NULL)
 		mk_stack_drain_describe(drain, dhow, sizeof(dhow));
 	/* else held till the end; never reserved on a header's word */
@@ -326,7 +350,8 @@ mk_a2a_layout_run(struct mk_a2a_layout_job *o)
 		for (i = 0; i < nsel; i++)
 			st[order[i]] = NULL;
 	}
-	write_all(o, j, infmt, w, drain != NULL, order, nsel, st, &v, &ser);
+	write_all(o, j, infmt, w, &sd, drain != NULL, order, nsel, st, &v,
+	    &ser);
 	warnings(o, j, o->phy2log != NULL ? pl.L : 0);
 	mk_a2a_series_free(&ser);
 	if (o->c.verbose > 0 && *mk_a2a_job_describe(j, how, sizeof(how)))

@@ -15,6 +15,7 @@
 #include "tensor/csvio.h"
 #include "base/errmsg.h"
 #include "base/threads.h"
+#include "cli/dest_impl.h"
 #include "cli/io.h"
 #include "tensor/npy.h"
 
@@ -223,9 +224,21 @@ prealloc(struct mk_out *o, size_t n)
 static struct input { dev_t dev; ino_t ino; const char *path; } *inputs;
 static int ninputs;
 
+/* The folders this run reads files from, and which names it reads there. */
+static struct indir {
+	dev_t		 dev;
+	ino_t		 ino;
+	const char	*path;
+	int		(*reads)(const char *name);
+} *indirs;
+static int nindirs;
+
 /* The files this run writes by renaming, as canon() names them. */
 static char **outputs;
 static int noutputs;
+
+/* The name of the output that went to standard output, if one did. */
+static const char *on_stdout;
 
 void
 mk_out_input(const char *path)
@@ -245,6 +258,21 @@ mk_out_input(const char *path)
 	inputs[ninputs++].path = path;
 }
 
+void
+mk_out_input_dir(const char *dir, int (*reads)(const char *name))
+{
+	struct stat st;
+	struct indir *p;
+
+	if (dir == NULL || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	if ((p = realloc(indirs, sizeof(*p) * (size_t)(nindirs + 1))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	indirs = p;
+	indirs[nindirs] = (struct indir){ st.st_dev, st.st_ino, dir, reads };
+	nindirs++;
+}
+
 /* Refuse an output that is one of the run's inputs (st: the output's). */
 static void
 guard(const char *path, const struct stat *st)
@@ -259,6 +287,34 @@ guard(const char *path, const struct stat *st)
 			    "file)", path, strcmp(path, inputs[i].path) ? "the "
 			    "same file as the input " : "an input",
 			    strcmp(path, inputs[i].path) ? inputs[i].path : "");
+}
+
+/*
+ * Refuse an output at file (where name's links end) that a folder this
+ * run reads would read: one there now, or one that the next read of the
+ * folder would take (TensorRT-LLM's rank<r>.safetensors).
+ */
+static void
+guard_dir(const char *name, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	struct stat st;
+	char *dir;
+	int i;
+
+	if (nindirs == 0)
+		return;
+	if ((dir = slash == NULL ? strdup(".") : slash == file ? strdup("/") :
+	    strndup(file, (size_t)(slash - file))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	for (i = 0; i < nindirs && stat(dir, &st) == 0; i++)
+		if (st.st_dev == indirs[i].dev && st.st_ino == indirs[i].ino &&
+		    indirs[i].reads(slash ? slash + 1 : file))
+			errx(MK_EXIT_USAGE, "%s: a file this run reads from the "
+			    "input folder %s: writing it would change what is "
+			    "read, now or next time (name another file)",
+			    name, indirs[i].path);
+	free(dir);
 }
 
 /* path as its directory's real path and its name (malloc'd). */
@@ -282,7 +338,7 @@ canon(const char *path)
 
 /* Refuse a second output of this run into the same file. */
 static void
-once(const char *path)
+once(const char *name, const char *path)
 {
 	char *c = canon(path), **p;
 	int i;
@@ -291,7 +347,7 @@ once(const char *path)
 		if (strcmp(outputs[i], c) == 0)
 			errx(MK_EXIT_USAGE, "%s: named for two outputs of this "
 			    "run (-o, --report, --plot, --steps): one would "
-			    "replace the other (name another file)", path);
+			    "replace the other (name another file)", name);
 	if ((p = realloc(outputs, sizeof(*p) * (size_t)(noutputs + 1))) ==
 	    NULL)
 		err(MK_EXIT_DATA, NULL);
@@ -299,63 +355,50 @@ once(const char *path)
 	outputs[noutputs++] = c;
 }
 
-struct mk_out *
-mk_out_open(const char *path, enum mk_fmt fmt)
+/* Refuse a second output of this run on standard output. */
+static void
+claim_stdout(const char *name)
 {
-	static int registered;
-	struct mk_out *o;
-	struct stat st;
+	if (on_stdout != NULL)
+		errx(MK_EXIT_USAGE, "%s and %s: two outputs of this run on "
+		    "standard output would interleave (name a file for one)",
+		    on_stdout, name);
+	on_stdout = name;
+}
+
+/* The output o written in place through descriptor fd (ours now). */
+static void
+in_place(struct mk_out *o, int fd, const char *path)
+{
+	if ((o->fp = fdopen(fd, "w")) == NULL)
+		err(MK_EXIT_DATA, "%s", path);
+	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
+	track(o);
+}
+
+/*
+ * A temporary file beside path, renamed over it at the commit.  Its name
+ * is path's with ".XXXXXX" after at most 248 bytes of the file name, so
+ * that a name of up to 255 bytes can be written.
+ */
+static void
+via_temp(struct mk_out *o, const char *path, enum mk_fmt fmt)
+{
+	const char *base = strrchr(path, '/');
+	size_t keep = strlen(path);
 	mode_t mask;
 	int fd;
 
-	/* binary formats never go to a terminal */
-	if ((path == NULL || strcmp(path, "-") == 0) && (fmt == MK_FMT_NPY ||
-	    fmt == MK_FMT_NPZ) && isatty(STDOUT_FILENO))
-		errx(MK_EXIT_USAGE, "refusing to write %s to a terminal (use -f "
-		    "csv, -o FILE or a pipe)", fmt == MK_FMT_NPZ ? "NPZ" :
-		    "NPY");
-	/* judged before anything is allocated: a refusal leaks nothing */
-	if (path != NULL && strcmp(path, "-") != 0 && stat(path, &st) == 0)
-		guard(path, &st);
-	if ((o = calloc(1, sizeof(*o))) == NULL)
-		err(MK_EXIT_DATA, NULL);
-	o->fmt = fmt;
-	if (!registered) {
-		atexit(mk_out_abandon);
-		mk_out_catch_signals();
-		registered = 1;
-	}
-	if (path == NULL || strcmp(path, "-") == 0) {
-		open_stdout(o);
-		track(o);
-		return o;
-	}
-	o->name = path;
-	/*
-	 * Devices, FIFOs and the like (/dev/null, /dev/stdout, a named pipe)
-	 * are written in place: renaming over them would replace the device.
-	 * Opened once, never truncated, and what was opened is what is
-	 * judged: a link swapped to a regular file meanwhile is not
-	 * written in place but replaced as any regular file is.
-	 */
-	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) >= 0) {
-		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-			if ((o->fp = fdopen(fd, "w")) == NULL)
-				err(MK_EXIT_DATA, "%s", path);
-			setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
-			track(o);
-			return o;
-		}
-		close(fd);
-	}
-	once(path);
+	base = base ? base + 1 : path;
+	if (strlen(base) > 248)
+		keep -= strlen(base) - 248;
 	if ((o->path = strdup(path)) == NULL ||
-	    asprintf(&o->tmp, "%s.XXXXXX", path) < 0)
+	    asprintf(&o->tmp, "%.*s.XXXXXX", (int)keep, path) < 0)
 		err(MK_EXIT_DATA, NULL);
 	if ((fd = mkstemp(o->tmp)) < 0) {
 		free(o->tmp);
 		o->tmp = NULL;
-		err(MK_EXIT_DATA, "%s", path);
+		err(MK_EXIT_DATA, "%s", o->name);
 	}
 	track(o);
 	tmps[npending - 1] = o->tmp;
@@ -365,10 +408,122 @@ mk_out_open(const char *path, enum mk_fmt fmt)
 	(void)fchmod(fd, 0666 & ~mask);
 	if ((o->fp = fdopen(fd, "w")) == NULL) {
 		close(fd);
-		err(MK_EXIT_DATA, "%s", path);
+		err(MK_EXIT_DATA, "%s", o->name);
 	}
 	setvbuf(o->fp, NULL, _IOFBF, 1 << 17);
 	o->prealloc = (fmt == MK_FMT_NPY || fmt == MK_FMT_NPZ) && on_ext4(fd);
+}
+
+/* Whether st is the file standard output writes to. */
+static int
+is_stdout_file(const struct stat *st)
+{
+	struct stat so;
+
+	return fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) &&
+	    so.st_dev == st->st_dev && so.st_ino == st->st_ino;
+}
+
+/* NPY and NPZ never go to a terminal. */
+static void
+no_terminal(int fd, enum mk_fmt fmt)
+{
+	if ((fmt == MK_FMT_NPY || fmt == MK_FMT_NPZ) && isatty(fd))
+		errx(MK_EXIT_USAGE, "refusing to write %s to a terminal (use -f "
+		    "csv, -o FILE or a pipe)", fmt == MK_FMT_NPZ ? "NPZ" :
+		    "NPY");
+}
+
+/*
+ * Where a named output goes, judged before anything is allocated (a
+ * refusal leaks nothing): d filled; returns whether it is standard
+ * output; or the run is refused.
+ */
+static int
+judge(const char *path, enum mk_fmt fmt, struct mk_dest *d)
+{
+	int r, out;
+
+	if ((r = mk_dest_resolve(path, d)) != 0) {
+		errno = r;
+		err(MK_EXIT_DATA, "%s", path);
+	}
+	if (d->kind == MK_DEST_DIR)
+		errx(MK_EXIT_DATA, "%s: a directory%s (name a file)", path,
+		    d->linked ? " at the end of its links" : "");
+	if (d->kind == MK_DEST_FD && fcntl(d->fd, F_GETFD) < 0)
+		errx(MK_EXIT_DATA, "%s: descriptor %d is not open", path,
+		    d->fd);
+	out = d->kind == MK_DEST_FD ? d->fd == STDOUT_FILENO :
+	    d->kind == MK_DEST_PLAIN && is_stdout_file(&d->st);
+	if (out)
+		claim_stdout(path);
+	if (out || d->kind == MK_DEST_FD)
+		no_terminal(out ? STDOUT_FILENO : d->fd, fmt);
+	if (d->kind == MK_DEST_PLAIN)
+		guard(path, &d->st);
+	if (d->kind == MK_DEST_NEW || d->kind == MK_DEST_PLAIN)
+		guard_dir(path, d->path);
+	return out;
+}
+
+/*
+ * A device, FIFO or the like (/dev/null, a named pipe), written in place:
+ * renaming over it would replace the device.  Opened once, never
+ * truncated, and what was opened is what is judged: a regular file
+ * swapped in meanwhile is refused.
+ */
+static void
+open_other(struct mk_out *o, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0)
+		err(MK_EXIT_DATA, "%s", path);
+	if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		errx(MK_EXIT_DATA, "%s: changed while it was being opened",
+		    path);
+	in_place(o, fd, path);
+}
+
+struct mk_out *
+mk_out_open(const char *path, enum mk_fmt fmt)
+{
+	static int registered;
+	struct mk_dest d = { .kind = MK_DEST_FD, .fd = STDOUT_FILENO };
+	struct mk_out *o;
+	int fd, out = 1;
+
+	if (path == NULL || strcmp(path, "-") == 0) {
+		no_terminal(STDOUT_FILENO, fmt);
+		claim_stdout(path ? path : "stdout");
+	} else {
+		out = judge(path, fmt, &d);
+	}
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		err(MK_EXIT_DATA, NULL);
+	o->fmt = fmt;
+	o->name = path;
+	if (!registered) {
+		atexit(mk_out_abandon);
+		mk_out_catch_signals();
+		registered = 1;
+	}
+	if (out) {
+		open_stdout(o);
+		track(o);
+	} else if (d.kind == MK_DEST_FD) {
+		if ((fd = fcntl(d.fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			err(MK_EXIT_DATA, "%s", path);
+		in_place(o, fd, path);
+	} else if (d.kind == MK_DEST_OTHER) {
+		open_other(o, path);
+	} else {
+		once(path, d.path);
+		via_temp(o, d.path, fmt);
+	}
+	mk_dest_free(&d);
 	return o;
 }
 
@@ -574,8 +729,20 @@ flush_held(struct mk_out *o)
 static void
 commit(void)
 {
+	struct stat st;
 	int i;
 
+	/* a file that became a directory since its open fails the run
+	 * before anything is put in place */
+	for (i = 0; i < npending; i++)
+		if (pending[i]->tmp != NULL && stat(pending[i]->path, &st) ==
+		    0 && S_ISDIR(st.st_mode)) {
+			const char *name = pending[i]->name;	/* argv's */
+
+			mk_out_abandon();
+			errx(MK_EXIT_DATA, "%s: a directory now (name a file)",
+			    name);
+		}
 	for (i = 0; i < npending; i++)
 		if (pending[i]->held)
 			flush_held(pending[i]);

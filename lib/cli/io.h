@@ -1,9 +1,16 @@
 /*
  * io.h - where results go (the CLI layer: this file talks to the user).
  *
- * An output is standard output or a file (-o, --report...).  A regular
- * file is written to a temporary name in the same directory; an existing
- * file that is not a regular file (a device, a FIFO) is written in place.
+ * An output is standard output or a file (-o, --report...), and goes
+ * where its name points, links followed.  A name that reaches one of the
+ * run's descriptors (/dev/stdout, /dev/fd/3) or a file that is not a
+ * regular one (a device, a FIFO) is written in place; a regular file, or
+ * none yet, is written to a temporary name in the folder where the links
+ * end, renamed over it at the commit (never over a link); a directory is
+ * refused.  Standard output carries one output of a run at most: a second
+ * (--plot - beside a table on stdout, -o /dev/stdout beside a report
+ * there, -o FILE while stdout is FILE) is refused, as two outputs of a
+ * run into one file are.
  * The outputs of a run are committed together: only when the last one
  * has closed cleanly is each temporary file renamed into place, so a
  * failing command never leaves a partial or lone file.  Standard output
@@ -62,6 +69,13 @@ void		 mk_out_catch_signals(void);
  * (by any spelling of its name) are refused alike.
  */
 void	mk_out_input(const char *path);
+
+/*
+ * A folder this run reads files from: mk_out_open refuses to write a
+ * file there whose name reads(name) says the run reads (there now or
+ * not: the next run would read it), a usage error.
+ */
+void	mk_out_input_dir(const char *dir, int (*reads)(const char *name));
 
 /*
  * Write one tensor (CSV: under its own name, else fallback, else its

@@ -453,7 +453,7 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 
 	mode_rules(o);
 	for (i = 0; i < o->nfiles; i++)
-		mk_out_input(o->files[i]);
+		mk_eplb_input(o->files[i]);
 	mk_out_input(o->prev);
 	mk_out_input(o->eval);
 	mk_out_input(o->routing);

@@ -167,7 +167,7 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	int n, k;
 
 	rules(o);
-	mk_out_input(o->file);
+	mk_eplb_input(o->file);
 	read_log(o, &ld, &rt, &log);
 	n = mk_eplb_sweep(o, log.E, rc, MAXCFG);
 	if (o->nshard > 1) {

@@ -1,10 +1,21 @@
 /*
- * eplb_run.c - the options eplb-plan and eplb-replay share, declared once
- * (eplb_run.h): one table, eplb-replay's taking lists.
+ * eplb_run.c - what eplb-plan and eplb-replay share: their options,
+ * declared once (eplb_run.h), one table, eplb-replay's taking lists; and
+ * their inputs, which no output may replace.
  */
 #include <string.h>
 
+#include "cli/io.h"
 #include "eplb/eplb_run.h"
+#include "moe/loads.h"
+
+void
+mk_eplb_input(const char *path)
+{
+	mk_out_input(path);
+	if (mk_loads_is_trtllm_dir(path))
+		mk_out_input_dir(path, mk_loads_trtllm_reads);
+}
 
 /* An option of both: its names, and each tool's datatype and help. */
 struct shared {

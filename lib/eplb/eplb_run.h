@@ -33,6 +33,13 @@ enum {
  */
 void	mk_eplb_opts_declare(struct mk_opt *t, int lists);
 
+/*
+ * An input of the run (NULL: none), which no output may replace: a file,
+ * or TensorRT-LLM's statistics directory, whose rank files (those there
+ * and those its next read would take) no output may be.
+ */
+void	mk_eplb_input(const char *path);
+
 #define MK_EPLB_LIST	32	/* values a list may hold */
 
 /* Their values, as lists (one value each for eplb-plan). */

@@ -119,6 +119,10 @@ int	mk_loads_is_trtllm_dir(const char *path);
 int	mk_loads_read_trtllm(const char *dir, int window, int history,
 	    struct mk_loads *l, struct mk_err *e);
 
+/* Whether that reader reads a file of this name in the directory
+ * (rank*.safetensors but rank*_raw.safetensors, as TensorRT-LLM's). */
+int	mk_loads_trtllm_reads(const char *name);
+
 void	mk_loads_free(struct mk_loads *l);
 
 #endif

@@ -15,6 +15,7 @@
  */
 #include <dirent.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,18 @@ parse_key(const char *s, int64_t *iter, int64_t *layer)
 	return 0;
 }
 
+/* The index of the first of v[0..n) that is not an integer, or -1. */
+static long
+first_fraction(const double *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != floor(v[i]))
+			return (long)i;
+	return -1;
+}
+
 /* One tensor's header object at the cursor: dtype bytes, its shape's one
  * extent, its offsets. */
 static int
@@ -135,6 +148,7 @@ tensor_header(struct mk_json *j, int *esz, size_t *w, double off[2])
 	size_t dims[2];
 	double *v;
 	int r, nd, seen = 0;
+	long frac;
 
 	while ((r = mk_json_key(j, key, sizeof(key))) > 0) {
 		if (strcmp(key, "dtype") == 0) {
@@ -155,6 +169,13 @@ tensor_header(struct mk_json *j, int *esz, size_t *w, double off[2])
 			if (mk_json_numbers(j, key, 1, 1 << 24, &nd, dims,
 			    &v) < 0)
 				return -1;
+			if ((frac = first_fraction(v, dims[0])) >= 0) {
+				double x = v[frac];
+
+				free(v);
+				return mk_json_fail(j, "%s: %.17g is not an "
+				    "integer (safetensors' sizes are)", key, x);
+			}
 			if (key[0] == 's' && dims[0] == 1 && v[0] >= 1 &&
 			    v[0] <= 1 << 24) {
 				*w = (size_t)v[0];
@@ -191,6 +212,62 @@ le_int(const unsigned char *p, int esz)
 	return esz == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
 }
 
+/* A tensor of a file: its key and its bytes [b, e) in the data. */
+struct span {
+	double	 b, e;
+	int64_t	 iter, layer;
+};
+
+static int
+by_begin(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return (a->b > b->b) - (a->b < b->b);
+}
+
+static int
+by_key(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return a->iter != b->iter ? (a->iter > b->iter) - (a->iter < b->iter) :
+	    (a->layer > b->layer) - (a->layer < b->layer);
+}
+
+/*
+ * What safetensors' own reader refuses: tensors whose bytes do not tile
+ * the data from 0 to its end (a gap, an overlap, bytes past the last
+ * one), and, as the counts would be read twice, a key given twice.
+ */
+static int
+check_spans(const char *path, struct span *sp, size_t n, size_t bytes,
+    struct mk_err *e)
+{
+	double at = 0;
+	size_t i;
+
+	qsort(sp, n, sizeof(*sp), by_key);
+	for (i = 1; i < n; i++)
+		if (by_key(&sp[i - 1], &sp[i]) == 0)
+			return mk_err_data(e, "%s: tensor \"%lld_%lld\" twice",
+			    path, (long long)sp[i].iter, (long long)sp[i].layer);
+	qsort(sp, n, sizeof(*sp), by_begin);
+	for (i = 0; i < n; at = sp[i++].e)
+		if (sp[i].b != at)
+			return mk_err_data(e, "%s: tensor \"%lld_%lld\" begins at "
+			    "data byte %.17g, not at %.17g where the %s "
+			    "(safetensors' tensors lie end to end from byte 0)",
+			    path, (long long)sp[i].iter, (long long)sp[i].layer,
+			    sp[i].b, at, i ? "tensor before it ends" : "data "
+			    "begins");
+	if (at != (double)bytes)
+		return mk_err_data(e, "%s: %zu data bytes, the tensors end at "
+		    "%.17g (safetensors' last tensor ends the file)", path,
+		    bytes, at);
+	return 0;
+}
+
 /* Add one rank file's counts into t. */
 static int
 add_file(const char *path, struct table *t, struct mk_err *e)
@@ -199,11 +276,12 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 	struct mk_src *s;
 	struct mk_json j;
 	struct key *k;
+	struct span *sp = NULL, *grown;
 	char name[64];
 	double off[2] = { 0, 0 };
 	uint64_t hn;
 	int64_t iter, layer, c;
-	size_t n, w = 0, i;
+	size_t n, w = 0, i, nsp = 0, cap = 0;
 	int r, esz = 8;
 
 	e->msg[0] = '\0';	/* a peek that fails says so; one that does
@@ -258,10 +336,16 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 			    t->width);
 			goto fail;
 		}
-		if ((k = table_get(t, iter, layer)) == NULL) {
+		if (nsp == cap && (grown = realloc(sp, sizeof(*sp) * (cap ?
+		    2 * cap : 64))) != NULL) {
+			sp = grown;
+			cap = cap ? 2 * cap : 64;
+		}
+		if (nsp == cap || (k = table_get(t, iter, layer)) == NULL) {
 			mk_err_data(e, "%s: out of memory", path);
 			goto fail;
 		}
+		sp[nsp++] = (struct span){ off[0], off[1], iter, layer };
 		for (i = 0; i < w; i++) {
 			c = le_int(data + (size_t)off[0] + i * (size_t)esz,
 			    esz);
@@ -274,13 +358,23 @@ add_file(const char *path, struct table *t, struct mk_err *e)
 			k->v[i] += (double)c;
 		}
 	}
-	if (r < 0 || mk_json_end(&j) < 0)
+	if (r < 0 || mk_json_end(&j) < 0 ||
+	    check_spans(path, sp, nsp, (size_t)(n - 8 - hn), e) < 0)
 		goto fail;
+	free(sp);
 	mk_src_close(s);
 	return 0;
 fail:
+	free(sp);
 	mk_src_close(s);
 	return -1;
+}
+
+int
+mk_loads_trtllm_reads(const char *name)
+{
+	return fnmatch("rank*.safetensors", name, 0) == 0 &&
+	    fnmatch("*_raw.safetensors", name, 0) != 0;
 }
 
 int
@@ -363,8 +457,7 @@ mk_loads_read_trtllm(const char *dir, int window, int history,
 	if ((dp = opendir(dir)) == NULL)
 		return mk_err_sys(e, dir);
 	while ((d = readdir(dp)) != NULL) {
-		if (fnmatch("rank*.safetensors", d->d_name, 0) != 0 ||
-		    fnmatch("*_raw.safetensors", d->d_name, 0) == 0)
+		if (!mk_loads_trtllm_reads(d->d_name))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
 		    (int)sizeof(path)) {
