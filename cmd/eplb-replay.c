@@ -111,6 +111,7 @@ main(int argc, char *argv[])
 		j.nasync = 1;
 	}
 	j.async_given = mk_opt_given(&opts[O_ASYNC]) > 0;
+	j.interval_given = mk_opt_given(&opts[O_INTERVAL]) > 0;
 	j.chunk_given = mk_opt_given(&opts[O_CHUNK]) > 0;
 	j.nchunk = mk_opt_ints(&opts[O_CHUNK], 1, 1 << 20, j.chunk,
 	    MK_EPLB_LIST, 0);

@@ -115,6 +115,23 @@ give_back_env(void)
 	lent_slot = NULL;
 }
 
+/*
+ * End a run whose output was printed on stdout (--help, --version,
+ * --isa-list): status 0, or 1 with the reason when stdout did not take
+ * it (a closed descriptor, a full disk); quietly for a reader that
+ * closed the pipe, as every output.
+ */
+static void __attribute__((noreturn))
+exit_printed(void)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		exit(MK_EXIT_OK);
+	if (errno == EPIPE)
+		exit(MK_EXIT_DATA);
+	err(MK_EXIT_DATA, "stdout");
+}
+
 const char *
 mk_progname(void)
 {
@@ -132,7 +149,7 @@ mk_init(int argc, char **argv)
 		for (i = 0; i < MK_NISA; i++)
 			if (mk_isa_supported((enum mk_isa)i))
 				printf("%s\n", mk_isa_name((enum mk_isa)i));
-		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+		exit_printed();
 	}
 	if (mk_kern_init(&e) < 0)
 		errx(e.status, "%s", e.msg);
@@ -169,12 +186,30 @@ void
 mk_usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	size_t i, n;
 
-	fprintf(stderr, "%s: ", mk_progname());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	/*
+	 * A word (a run without blanks) of more than 200 bytes is a value
+	 * echoed back: its first 60 bytes and its size, so that a 100 kB
+	 * option value does not bury the line.
+	 */
+	fprintf(stderr, "%s: ", mk_progname());
+	for (i = 0; msg != NULL && msg[i] != '\0'; i += n) {
+		n = strcspn(msg + i, " \t");
+		if (n > 200)
+			fprintf(stderr, "%.60s... (%zu bytes)", msg + i, n);
+		else
+			fwrite(msg + i, 1, n, stderr);
+		if (msg[i + n] != '\0')
+			fputc(msg[i + n++], stderr);
+	}
 	fputc('\n', stderr);
+	free(msg);
 	exit(MK_EXIT_USAGE);
 }
 
@@ -492,24 +527,32 @@ print_version(void)
 	printf("selected: %s\n", mk_isa_name(mk_kern_isa()));
 }
 
+/* Option h's name as the user writes it ("--window", "-r") into name. */
+static void
+opt_name(const struct arg_hdr *h, char *name, size_t size)
+{
+	size_t n;
+
+	if (h->longopts != NULL && *h->longopts != '\0') {
+		n = strcspn(h->longopts, ",");
+		snprintf(name, size, "--%.*s", (int)(n < 60 ? n : 60),
+		    h->longopts);
+	} else {
+		snprintf(name, size, "-%c", *h->shortopts);
+	}
+}
+
 /* A value argtable had no room for: of operand or option h. */
 static void
 excess(const struct arg_hdr *h, const char *val)
 {
 	char name[64];
-	size_t n;
 
 	if ((h->shortopts == NULL || *h->shortopts == '\0') &&
 	    (h->longopts == NULL || *h->longopts == '\0'))
 		mk_usage_error("%s: a second input file; %s reads one (see %s "
 		    "--help)", val, mk_progname(), mk_progname());
-	if (h->longopts != NULL && *h->longopts != '\0') {
-		n = strcspn(h->longopts, ",");
-		snprintf(name, sizeof(name), "--%.*s", (int)(n < 60 ? n : 60),
-		    h->longopts);
-	} else {
-		snprintf(name, sizeof(name), "-%c", *h->shortopts);
-	}
+	opt_name(h, name, sizeof(name));
 	mk_usage_error("%s given twice (the second: %s); it takes one value",
 	    name, val);
 }
@@ -629,11 +672,11 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	n = arg_parse(argc, argv, argtable);
 	if (c->help->count > 0) {
 		print_help(argtable, u);
-		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+		exit_printed();
 	}
 	if (c->version->count > 0) {
 		print_version();
-		exit(fflush(stdout) == 0 ? MK_EXIT_OK : MK_EXIT_DATA);
+		exit_printed();
 	}
 	if (n > 0) {
 		/* One line: the first error argtable found, with a hint. */
@@ -641,6 +684,14 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *fp = open_memstream(&msg, &len);
+		/* an empty value (--x ''): getopt refuses it as missing, and
+		 * argtable names the value, not the option */
+		if (end->error[0] == ARG_EMISSARG && end->argval[0] != NULL &&
+		    end->argval[0][0] == '\0')
+			for (i = 1; i + 1 < argc; i++)
+				if (argv[i][0] == '-' && argv[i + 1][0] == '\0')
+					mk_usage_error("%.60s: an empty value (see "
+					    "%s --help)", argv[i], mk_progname());
 		if (fp != NULL && h != NULL && h->errorfn != NULL) {
 			h->errorfn(h, fp, end->error[0], end->argval[0], "");
 			fclose(fp);

@@ -383,10 +383,15 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 		x = &rc[k];
 		ideal = x->engine == MK_ENGINE_IDEAL;
 		trt = x->engine == MK_ENGINE_TRTLLM;
-		fprintf(fp, "%s,%d,%d,%d,%d,%s,%s,", mk_eplb_engine_name(
-		    x->engine), x->c.R, x->c.G, x->c.N, x->c.K, x->c.hier ?
-		    "hierarchical" : "global", trt ? "trtllm" :
-		    algos[x->c.algo]);
+		fprintf(fp, "%s,%d,%d,%d,", mk_eplb_engine_name(x->engine),
+		    x->c.R, x->c.G, x->c.N);
+		/* TensorRT-LLM's balancer has no groups, policy or algorithm
+		 * to choose: empty, as eplb-replay(1) says */
+		if (trt)
+			fputs(",,,", fp);
+		else
+			fprintf(fp, "%d,%s,%s,", x->c.K, x->c.hier ?
+			    "hierarchical" : "global", algos[x->c.algo]);
 		opt_field(fp, trt ? -1 : x->window);
 		opt_field(fp, trt ? -1 : x->interval);
 		opt_field(fp, ideal ? x->history : -1);

@@ -164,7 +164,8 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	struct prog g = { { 0 }, 0 };
 	struct mk_err e;
 	char title[400], note[1024];
-	int n, k;
+	int n, k, all = -1;	/* all: the sweep's size, if this slice is
+				 * empty */
 
 	rules(o);
 	mk_eplb_input(o->file);
@@ -176,11 +177,9 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 		int b = (int)((int64_t)n * o->shard / o->nshard);
 
 		/* an empty slice is a header alone, so a fixed job array
-		 * runs over any sweep */
+		 * runs over any sweep (said once all went well) */
 		if (a == b)
-			mk_note("--shard %d/%d: the lists make %d "
-			    "configuration%s; this slice holds none", o->shard,
-			    o->nshard, n, n == 1 ? "" : "s");
+			all = n;
 		memmove(rc, rc + a, sizeof(*rc) * (size_t)(b - a));
 		n = b - a;
 	}
@@ -220,6 +219,10 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	}
 	mk_out_close(w);
 	/* once all went well: a run that fails says one thing */
+	if (all >= 0)
+		mk_note("--shard %d/%d: the lists make %d configuration%s; this "
+		    "slice holds none", o->shard, o->nshard, all, all == 1 ?
+		    "" : "s");
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		mk_note("%s", note);
 	if (log.traffic != NULL)

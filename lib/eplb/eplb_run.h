@@ -112,7 +112,8 @@ struct mk_eplb_replay_job {
 	int		 shard, nshard;	/* --shard I/N: the I-th (from 1) of N
 					 * slices of the configurations */
 	int		 given[MK_EPLB_O_OWN];	/* which shared options were */
-	int		 async_given, chunk_given;	/* and these */
+	int		 async_given, chunk_given, interval_given;	/* and
+							 * these */
 	int		 E, tps;	/* routing records: -E, tokens a step */
 	const char	*plot, *steps, *file;
 	const struct mk_moe_jsonl *fields;	/* routing records' fields */

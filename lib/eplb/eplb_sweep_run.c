@@ -45,24 +45,27 @@ uses(int eng, int d)
 static void
 check_given(const struct mk_eplb_replay_job *j)
 {
-	static const struct {
-		int	 d, opt;	/* opt: a shared option, or -1 */
+	const struct {
+		int	 d, given;
 		const char *name, *why;
 	} rule[] = {
-		{ D_HIS, MK_EPLB_O_HISTORY, "--history", "no engine plans on "
-		    "several windows" },
-		{ D_MOV, MK_EPLB_O_MOVES, "--max-moves", "no engine limits "
-		    "its moves" },
-		{ D_GAIN, MK_EPLB_O_GAIN, "--min-gain", "no engine keeps its "
-		    "placement for a small gain" },
-		{ D_WIN, MK_EPLB_O_WINDOW, "--window", "TensorRT-LLM keeps a "
-		    "decayed load, no window" },
-		{ D_K, MK_EPLB_O_K, "--groups", "TensorRT-LLM places without "
-		    "expert groups" },
-		{ D_POL, MK_EPLB_O_POLICY, "--policy", "TensorRT-LLM places "
-		    "without groups or nodes" },
-		{ D_ALGO, MK_EPLB_O_ALGO, "--algo", "TensorRT-LLM runs its own "
-		    "greedy replication and placement" },
+		{ D_HIS, j->given[MK_EPLB_O_HISTORY], "--history", "no engine "
+		    "plans on several windows" },
+		{ D_MOV, j->given[MK_EPLB_O_MOVES], "--max-moves", "no engine "
+		    "limits its moves" },
+		{ D_GAIN, j->given[MK_EPLB_O_GAIN], "--min-gain", "no engine "
+		    "keeps its placement for a small gain" },
+		{ D_WIN, j->given[MK_EPLB_O_WINDOW], "--window", "TensorRT-LLM "
+		    "keeps a decayed load, no window" },
+		{ D_ITV, j->interval_given, "--interval", "TensorRT-LLM "
+		    "re-plans every iteration (--layer-updates-per-iter "
+		    "layers each)" },
+		{ D_K, j->given[MK_EPLB_O_K], "--groups", "TensorRT-LLM places "
+		    "without expert groups" },
+		{ D_POL, j->given[MK_EPLB_O_POLICY], "--policy", "TensorRT-LLM "
+		    "places without groups or nodes" },
+		{ D_ALGO, j->given[MK_EPLB_O_ALGO], "--algo", "TensorRT-LLM runs "
+		    "its own greedy replication and placement" },
 	};
 	size_t r;
 	int i, any, has[MK_NENGINE] = { 0 };
@@ -82,7 +85,7 @@ check_given(const struct mk_eplb_replay_job *j)
 		    "LIST: the layers TensorRT-LLM re-plans an iteration (its "
 		    "default 0 balances offline only)");
 	for (r = 0; r < sizeof(rule) / sizeof(rule[0]); r++) {
-		if (!j->given[rule[r].opt])
+		if (!rule[r].given)
 			continue;
 		for (any = 0, i = 0; i < j->neng; i++)
 			any |= uses(j->eng[i], rule[r].d);

@@ -169,8 +169,12 @@ from_load_history(struct mk_json *j, const char *name, int window,
 	return 0;
 }
 
-/* Whether the first object's first key is "record_type": JSON lines of
- * vLLM's EPLB records. */
+/*
+ * Whether the first object has a key "record_type" (in any place: JSON's
+ * keys are unordered, and jq -S sorts them): JSON lines of vLLM's EPLB
+ * records.  A load key of the other files ends the search, so an SGLang
+ * dump is not read twice.
+ */
 static int
 is_records(const char *p, size_t n, const char *name)
 {
@@ -179,8 +183,16 @@ is_records(const char *p, size_t n, const char *name)
 	char key[64];
 
 	mk_json_init(&j, p, n, name, &e);
-	return mk_json_peek(&j) == MK_JSON_OBJECT && mk_json_key(&j, key,
-	    sizeof(key)) > 0 && strcmp(key, "record_type") == 0;
+	if (mk_json_peek(&j) != MK_JSON_OBJECT)
+		return 0;
+	while (mk_json_key(&j, key, sizeof(key)) > 0) {
+		if (strcmp(key, "record_type") == 0)
+			return 1;
+		if (strcmp(key, "logical_count") == 0 ||
+		    strcmp(key, "load_history") == 0 || mk_json_skip(&j) < 0)
+			return 0;
+	}
+	return 0;
 }
 
 /*

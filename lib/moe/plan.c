@@ -152,17 +152,34 @@ int
 mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
     const char *what, struct mk_err *e)
 {
-	int from = l < 0 ? 0 : l, to = l < 0 ? pl->L : l + 1, i, j;
+	int from = l < 0 ? 0 : l, to = l < 0 ? pl->L : l + 1, i, j, x;
+	unsigned char *held;
 	int64_t v;
 
-	for (i = from; i < to; i++)
+	if ((held = malloc((size_t)E + 1)) == NULL)
+		return mk_err_data(e, "%s: out of memory", what);
+	for (i = from; i < to; i++) {
+		memset(held, 0, (size_t)E);
 		for (j = 0; j < pl->R; j++) {
 			v = pl->p[(size_t)i * (size_t)pl->R + (size_t)j];
-			if (v < 0 || v >= E)
+			if (v < 0 || v >= E) {
+				free(held);
 				return mk_err_data(e, "%s: row %d, slot %d: "
 				    "expert %lld is not in [0, %d)", what, i, j,
 				    (long long)v, E);
+			}
+			held[v] = 1;
 		}
+		/* an engine could not serve an expert without a slot */
+		for (x = 0; x < E && held[x]; x++)
+			;
+		if (x < E) {
+			free(held);
+			return mk_err_data(e, "%s: row %d: expert %d has no "
+			    "replica", what, i, x);
+		}
+	}
+	free(held);
 	return 0;
 }
 

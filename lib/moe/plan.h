@@ -32,9 +32,10 @@ int	mk_phy2log_read(const char *path, const char *opt,
 	    struct mk_phy2log *pl, struct mk_err *e);
 
 /*
- * Check that row l (-1: every row) holds only experts in [0, E):
- * returns 0, or -1 with "OPT FILE: row L, slot S: expert X is not in
- * [0, E)" in e (what = "OPT FILE"; rows counted in the file).
+ * Check that row l (-1: every row) holds only experts in [0, E), each of
+ * them: returns 0, or -1 with "OPT FILE: row L, slot S: expert X is not
+ * in [0, E)" or "OPT FILE: row L: expert X has no replica" in e (what =
+ * "OPT FILE"; rows counted in the file).
  */
 int	mk_phy2log_check(const struct mk_phy2log *pl, int l, int E,
 	    const char *what, struct mk_err *e);

@@ -731,6 +731,13 @@ mk_csv_read(struct mk_src *s, struct mk_tensor *t, struct mk_err *e)
 		goto bad;
 	if (!started(c))
 		return 0;
+	/* text without a number ("some text", a header alone) is no table;
+	 * a "# shape=0,..." line says an empty one is meant */
+	if (!c->meta.present && c->header_done && c->rows_seen == 1) {
+		fail(c, s, "a line of text and no numbers: CSV input is rows of "
+		    "numbers (a header row needs rows under it)");
+		goto bad;
+	}
 done:
 	if (finish(c, s, t, e) < 0)
 		return -1;

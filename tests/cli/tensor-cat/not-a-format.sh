@@ -25,3 +25,10 @@ tensor-cat -f csv -o x.txt ok.csv && cat x.txt
 tensor-cat -o noext ok.csv && cat noext
 rm -f h.npy csv.npz z.csv nul.csv end.npz ok.csv x.txt noext
 only_files
+# text that is no CSV of numbers (a line of words, a header alone) is an
+# error, not an empty tensor; a "# shape=0,N" line says one is meant
+echo 'some text' > text.csv
+fails 1 tensor-cat --info text.csv
+printf 'a,b\n' | fails 1 tensor-cat --info
+printf '# shape=0,2 dtype=i64\na,b\n' | tensor-cat --info
+rm text.csv
