@@ -65,7 +65,8 @@ static struct mk_opt opts[NOPT] = {
 	[O_LENIENT] = { MK_OPT_FLAG, NULL, "lenient", NULL, "ignore ids out of "
 	    "range, as DeepEP's get_dispatch_layout does", NULL },
 	[O_REPORT] = { MK_OPT_FLAG, NULL, "report", NULL, "write the "
-	    "buffer-size table (CSV; stderr when tensors go to stdout)", NULL },
+	    "buffer-size table (CSV) on stdout; the tensors then go to -o",
+	    NULL },
 	[O_PLOT] = { MK_OPT_PATH, NULL, "plot", "FILE.svg", "a picture: tokens "
 	    "each rank receives per step", NULL },
 	[O_FIELDS] = { MK_OPT_VALUE, NULL, "fields", "STEP,SEQ,TOKEN,EXPERTS",
@@ -184,6 +185,11 @@ parse_args(int argc, char **argv, struct mk_a2a_layout_job *o)
 		    mk_a2a_kern_describe(desc, sizeof(desc)));
 	o->phy2log = mk_opt_path(&opts[O_PLAN]);
 	o->plot = mk_opt_path(&opts[O_PLOT]);
+	if (mk_opt_given(&opts[O_REPORT]) && (o->c.output == NULL ||
+	    strcmp(o->c.output, "-") == 0))
+		mk_usage_error("--report is written on standard output, where "
+		    "the tensors would go too: give -o FILE for them (-o "
+		    "/dev/null: the report alone)");
 	if (mk_moe_jsonl_fields(mk_opt_str(&opts[O_FIELDS]), &o->jsonl,
 	    o->fieldbuf, sizeof(o->fieldbuf), &e) < 0)
 		mk_usage_error("%s", e.msg);

@@ -120,7 +120,7 @@ open_sides(const struct mk_a2a_layout_job *o, struct sides *sd)
 {
 	if (o->plot != NULL)
 		sd->pic = mk_out_open(o->plot, MK_FMT_CSV);
-	if (o->job.report && o->c.output != NULL)
+	if (o->job.report)	/* the tensors go to -o (a2a-layout.c) */
 		sd->rep = mk_out_open(NULL, MK_FMT_CSV);
 }
 
@@ -158,7 +158,7 @@ write_all(const struct mk_a2a_layout_job *o, struct mk_a2a_job *j, int infmt,
 	}
 	for (i = 0; !drained && i < nsel; i++)
 		emit(w, &out[order[i]], st[order[i]], v);
-	if (o->job.report && mk_a2a_report_write(rep ? rep->fp : stderr,
+	if (rep != NULL && mk_a2a_report_write(rep->fp,
 	    &o->sz, c, mk_a2a_job_tally(j), &e) < 0)
 		mk_fail(NULL, &e);
 	if (rep != NULL)

@@ -382,6 +382,35 @@ split_list(const char *s, const char *what, char *buf, char **item,
 	return n;
 }
 
+/* Whether item i of a list of sizes looks like the digits after a
+ * thousands separator: three digits after an item of digits alone. */
+static int
+thousands(char *const *item, int i)
+{
+	return i > 0 && strlen(item[i]) == 3 && strspn(item[i], "0123456789")
+	    == 3 && item[i - 1][strspn(item[i - 1], "0123456789")] == '\0';
+}
+
+/*
+ * Item i of list s of sizes: a size of 0, or three digits after an item
+ * of digits alone, is a thousands separator misread ("44,000,000" would
+ * be three settings), a usage error.
+ */
+static double
+list_bytes(const char *s, char *const *item, int i, const char *what)
+{
+	double v;
+
+	if (thousands(item, i))
+		mk_usage_error("%s %s: ',%s' reads as a thousands separator, "
+		    "which a list of sizes cannot have (write 44000000 or 44M)",
+		    what, s, item[i]);
+	if ((v = mk_opt_bytes(item[i], what)) == 0)
+		mk_usage_error("%s %s: an item of 0 bytes (no thousands "
+		    "separators: write 44000000 or 44M)", what, s);
+	return v;
+}
+
 int
 mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
     const char *what)
@@ -397,7 +426,7 @@ mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
 			v[i] = (double)mk_opt_int(item[i], 0, INT64_C(1) << 53,
 			    what);
 		else if (kind == MK_NUM_BYTES)
-			v[i] = mk_opt_bytes(item[i], what);
+			v[i] = list_bytes(s, item, i, what);
 		else if (!((v[i] = mk_opt_double(item[i], what)) >= 0 &&
 		    v[i] < 1))
 			mk_usage_error("%s %s: a fraction of the objective, in "
@@ -542,6 +571,16 @@ opt_name(const struct arg_hdr *h, char *name, size_t size)
 	}
 }
 
+/* Said beside a usage error of a tool whose -v is not --verbose, where
+ * the user gave -v: it may be the misreading. */
+static const char *v_hint = "";
+
+const char *
+mk_opt_v_hint(void)
+{
+	return v_hint;
+}
+
 /* A value argtable had no room for: of operand or option h. */
 static void
 excess(const struct arg_hdr *h, const char *val)
@@ -551,10 +590,11 @@ excess(const struct arg_hdr *h, const char *val)
 	if ((h->shortopts == NULL || *h->shortopts == '\0') &&
 	    (h->longopts == NULL || *h->longopts == '\0'))
 		mk_usage_error("%s: a second input file; %s reads one (see %s "
-		    "--help)", val, mk_progname(), mk_progname());
+		    "--help)%s", val, mk_progname(), mk_progname(),
+		    mk_opt_v_hint());
 	opt_name(h, name, sizeof(name));
-	mk_usage_error("%s given twice (the second: %s); it takes one value",
-	    name, val);
+	mk_usage_error("%s given twice (the second: %s); it takes one "
+	    "value%s", name, val, mk_opt_v_hint());
 }
 
 static void
@@ -667,6 +707,11 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 			break;
 	end = argtable[i];
 	keep_table(argtable, (size_t)i + 1);
+	for (i = 1; i < argc && (c->flags & MK_OPT_NO_SHORT_V); i++)
+		if (strncmp(argv[i], "-v", 2) == 0 && argv[i][2 +
+		    strspn(argv[i] + 2, "v")] == '\0')
+			v_hint = " (-v is --values here; --verbose shows the "
+			    "kernel path)";
 	if (arg_nullcheck(argtable) != 0)
 		errx(MK_EXIT_DATA, "out of memory");
 	n = arg_parse(argc, argv, argtable);
@@ -704,8 +749,8 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 			if (strncmp(msg + strspn(msg, ": "), "excess option",
 			    13) == 0 && end->argval[0] != NULL)
 				excess(h, end->argval[0]);
-			mk_usage_error("%s (see %s --help)", msg +
-			    strspn(msg, ": "), mk_progname());
+			mk_usage_error("%s (see %s --help)%s", msg +
+			    strspn(msg, ": "), mk_progname(), mk_opt_v_hint());
 		}
 		arg_print_errors(stderr, end, mk_progname());
 		exit(MK_EXIT_USAGE);

@@ -23,6 +23,11 @@
 #define MK_OPT_OUTPUT	0x04	/* -o, --output FILE */
 #define MK_OPT_THREADS	0x08	/* --threads N */
 #define MK_OPT_NO_SHORT_V 0x10	/* --verbose only: the tool uses -v itself */
+
+/* For a tool whose -v is its own (MK_OPT_NO_SHORT_V), where the user gave
+ * -v: " (-v is --values here; --verbose shows the kernel path)", to end
+ * a usage error -v may have caused; else "". */
+const char	*mk_opt_v_hint(void);
 #define MK_OPT_PLANS	0x20	/* -f also takes sglang, vllm, trtllm
 				 * (eplb-plan's placement files) */
 

@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <argtable2.h>
 
+#include "cli/dest_impl.h"
 #include "cli/opt.h"
 
 /* The common options in the order they follow a tool's own. */
@@ -106,12 +108,44 @@ mk_opt_str(const struct mk_opt *t)
 	return a->count > 0 ? a->sval[0] : NULL;
 }
 
+/*
+ * An option whose datatype names an extension ("FILE.svg") writes that
+ * format: a file named otherwise would hold an SVG under another name
+ * (--plot pic.png), so it is refused, but for standard output and files
+ * names that reach a descriptor or a file that is not a regular one
+ * (/dev/stdout, /dev/null, a pipe).
+ */
+static void
+check_extension(const struct mk_opt *t, const char *path)
+{
+	const char *ext = strrchr(t->datatype ? t->datatype : "", '.');
+	size_t n = strlen(path), l;
+	struct mk_dest d;
+	int file;
+
+	if (ext == NULL || strcmp(path, "-") == 0)
+		return;
+	/* where the name points: /dev/stdout and a pipe go anywhere */
+	file = mk_dest_resolve(path, &d) != 0 || d.kind == MK_DEST_NEW ||
+	    d.kind == MK_DEST_PLAIN;
+	mk_dest_free(&d);
+	if (!file)
+		return;
+	l = strlen(ext);
+	if (n <= l || strcasecmp(path + n - l, ext) != 0)
+		mk_usage_error("%s %s: it writes %s: name the file %s (or - for "
+		    "standard output)", mk_opt_name(t), path, ext + 1, ext);
+}
+
 const char *
 mk_opt_path(const struct mk_opt *t)
 {
 	const struct arg_file *a = t->arg;
 
-	return a->count > 0 ? a->filename[0] : NULL;
+	if (a->count == 0)
+		return NULL;
+	check_extension(t, a->filename[0]);
+	return a->filename[0];
 }
 
 const char **

@@ -474,6 +474,8 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 	/* once all went well: a run that fails says one thing */
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		mk_note("%s", note);
+	if (mk_loads_steps_note(&ld, note, sizeof(note)))
+		mk_note("%s", note);
 	free(prev);
 	mk_eplb_out_free(&plan);
 	mk_loads_free(&ld);

@@ -225,6 +225,8 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 		    "" : "s");
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		mk_note("%s", note);
+	if (mk_loads_steps_note(&ld, note, sizeof(note)))
+		mk_note("%s", note);
 	if (log.traffic != NULL)
 		mk_mem_free((void *)log.w);
 	mk_moe_routing_free(&rt);

@@ -215,7 +215,8 @@ mode_rules(const struct mk_opt *t, const struct mk_opts *c,
 	if (!mk_opt_given(OPT(Q)) || !mk_opt_given(OPT(K)) ||
 	    (!mk_opt_given(OPT(V)) && !mk_opt_given(OPT(VDIM))))
 		mk_usage_error("-q, -k and -v go together (-m is optional; "
-		    "--v-dim: no -v)");
+		    "--v-dim: no -v)%s", mk_opt_given(OPT(Q)) ||
+		    mk_opt_given(OPT(K)) ? "" : mk_opt_v_hint());
 	if (o->file)
 		mk_usage_error("give the inputs either as FILE (a stream) or as "
 		    "-q -k -v [-m], not both");

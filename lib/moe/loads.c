@@ -129,6 +129,26 @@ mk_loads_finish(struct mk_loads *l, int skip, struct mk_err *e)
 }
 
 int
+mk_loads_steps_note(const struct mk_loads *l, char *buf, size_t size)
+{
+	const struct mk_loads_steps *s = &l->steps;
+
+	if (s->gap == 0 || s->gap == 1 || l->name == NULL ||
+	    l->name[0] == NULL)
+		return 0;
+	if (s->gap > 1)
+		snprintf(buf, size, "%s: a record every %.17g steps (steps "
+		    "%.17g to %.17g): each is taken as one step, so windows "
+		    "and intervals count records (vLLM's steps / %.17g)",
+		    l->name[0], s->gap, s->first, s->last, s->gap);
+	else
+		snprintf(buf, size, "%s: records at uneven steps (%.17g to "
+		    "%.17g): each is taken as one step, so windows and "
+		    "intervals count records", l->name[0], s->first, s->last);
+	return 1;
+}
+
+int
 mk_loads_note(const struct mk_loads *l, char *buf, size_t size)
 {
 	size_t off;

@@ -36,6 +36,13 @@ struct mk_tensor;
 #define MK_LOADS_STEPS		(-1)
 #define MK_LOADS_MAX_STEP_CELLS	(1 << 28)
 
+/* The step numbers a log's records carry (vLLM's "step"), where it has
+ * them: the first, the last, and the gap between two (-1: uneven; 0:
+ * none numbered). */
+struct mk_loads_steps {
+	double	 first, last, gap;
+};
+
 struct mk_loads {
 	int	 S, L, E;	/* scenarios, layers, experts */
 	double	*w;		/* [S][L][E] */
@@ -48,6 +55,7 @@ struct mk_loads {
 	int	*zero;		/* their input indices */
 	int	 skipped;	/* 1 if they were dropped from w */
 	struct mk_tensor *log;	/* a log used in place (w NULL), or NULL */
+	struct mk_loads_steps steps;
 };
 
 /*
@@ -95,6 +103,14 @@ int	mk_loads_read_all(const char *const *paths, int n,
  * that they were kept and planned.  Returns 0 if there is nothing to say.
  */
 int	mk_loads_note(const struct mk_loads *l, char *buf, size_t size);
+
+/*
+ * The note users need where a log's records are not a step apart (vLLM's
+ * expert_load_stats_interval): each record is taken as one step, so
+ * windows and intervals count records.  Returns 0 if there is nothing to
+ * say.
+ */
+int	mk_loads_steps_note(const struct mk_loads *l, char *buf, size_t size);
 
 /*
  * A load log of steps for eplb-replay: every step its own scenario.  An

@@ -120,7 +120,7 @@ line_end(struct mk_json *j)
 static int
 pass(const char *text, size_t len, const char *name, int p,
     const struct wins *w, struct mk_loads *l, size_t *L, size_t *P,
-    int64_t *maxe, struct mk_err *e)
+    int64_t *maxe, struct mk_loads_steps *sp, struct mk_err *e)
 {
 	size_t at, end, i, x;
 	double last = -1;
@@ -147,7 +147,14 @@ pass(const char *text, size_t len, const char *name, int p,
 			    "records' steps must increase", r.step, last);
 			goto fail;
 		}
-		last = r.step;
+		/* the records' spacing: expert_load_stats_interval */
+		if (T == 0)
+			sp->first = r.step;
+		else if (T == 1)
+			sp->gap = r.step - last;
+		else if (r.step - last != sp->gap)
+			sp->gap = -1;
+		sp->last = last = r.step;
 		if (T == INT32_MAX || (*L != 0 && (r.L != *L || r.P != *P))) {
 			mk_json_fail(&j, T == INT32_MAX ? "too many records" :
 			    "a record of [%zu, %zu], the first [%zu, %zu]",
@@ -191,18 +198,20 @@ loads_vllm(const char *p, size_t n, const char *name, int window,
     int history, struct mk_loads *l, struct mk_err *e)
 {
 	struct wins w = LOADS_NO_STEPS;
+	struct mk_loads_steps sp = { 0, 0, 0 };
 	size_t L = 0, P = 0;
 	int64_t maxe = -1;
 	int T;
 
-	if ((T = pass(p, n, name, 0, &w, l, &L, &P, &maxe, e)) < 0)
+	if ((T = pass(p, n, name, 0, &w, l, &L, &P, &maxe, &sp, e)) < 0)
 		return -1;
 	if (maxe + 1 > (int64_t)P)
 		return mk_err_data(e, "%s: expert %lld in maps of %zu slots: "
 		    "every expert needs a slot", name, (long long)maxe, P);
 	if (loads_windows(T, window, history, name, &w, l, e) < 0 ||
 	    loads_alloc(l, &w, (int)L, (int)(maxe + 1), name, e) < 0 ||
-	    pass(p, n, name, 1, &w, l, &L, &P, &maxe, e) < 0)
+	    pass(p, n, name, 1, &w, l, &L, &P, &maxe, &sp, e) < 0)
 		return -1;
+	l->steps = sp;
 	return 0;
 }

@@ -65,9 +65,9 @@ dump="$root/testdata/eplb-dsv3-prefill_in1024.json"
 
 # the cases: NAME and a command run by bash -c with $B the tool directory
 cases=(
-	"a2a --report, file|\$B/a2a-layout -E 256 --hidden 7168 --report $tmp/trace.npy"
-	"a2a --report, file, --threads 1|\$B/a2a-layout -E 256 --hidden 7168 --report --threads 1 $tmp/trace.npy"
-	"a2a --report, pipe|cat $tmp/trace.npy | \$B/a2a-layout -E 256 --hidden 7168 --report -"
+	"a2a --report, file|\$B/a2a-layout -E 256 --hidden 7168 --report -o /dev/null $tmp/trace.npy"
+	"a2a --report, file, --threads 1|\$B/a2a-layout -E 256 --hidden 7168 --report --threads 1 -o /dev/null $tmp/trace.npy"
+	"a2a --report, pipe|cat $tmp/trace.npy | \$B/a2a-layout -E 256 --hidden 7168 --report -o /dev/null -"
 	"eplb-plan -o .npz|\$B/eplb-plan -r 288 --num-gpus 32 -a deepseek -o $tmp/p.\$S.npz $dump"
 	"eplb-plan -o .npy|\$B/eplb-plan -r 288 --num-gpus 32 -a deepseek -o $tmp/p.\$S.npy $dump"
 	"mdecode f16 from files|\$B/mdecode -q $tmp/q.npy -k $tmp/k.npy -v $tmp/v.npy -o $tmp/o.\$S.npy"

@@ -8,7 +8,7 @@ printf '# name=ids shape=3,1,2 dtype=i64\n0,1\n2,3\n4,5\n' > r3.csv
 fails 2 a2a-layout -E 6 r3.csv
 fails 2 a2a-layout -E 7 range.csv
 fails 2 a2a-layout -E 8 --num-sms 5 range.csv
-fails 2 a2a-layout -E 8 --config 8,8,6,128 --report range.csv
+fails 2 a2a-layout -E 8 --config 8,8,6,128 --report -o /dev/null range.csv
 fails 2 a2a-layout range.csv
 fails 2 a2a-layout -E 8 -R 4 range.csv
 fails 2 a2a-layout -E 8 --rank 2 range.csv

@@ -11,8 +11,11 @@ a2a-layout -E 288 --max-tokens 128 --hidden 7168 --report -o /dev/null r8.csv |
 a2a_trace 16 32 8 448 > r16b.csv
 a2a-layout -E 448 --max-tokens 2048 --hidden 5120 --report -o /dev/null r16b.csv |
     grep -E 'low_latency|cap'
-a2a-layout -E 256 --report r16.csv 2> rep > tensors.csv
+a2a-layout -E 256 --report -o tensors.csv r16.csv > rep
 head -1 rep
+echo "-- the report and the tensors both on stdout: refused, -o named"
+fails 2 a2a-layout -E 256 --report r16.csv
+fails 2 a2a-layout -E 256 --report -o - r16.csv
 tensor-cat --info tensors.csv | head -2
 echo "-- num_worst_tokens internode covers what a rank receives over RDMA"
 # rank 0 sends its 8 tokens to experts 8..15, one per rank of node 1: each

@@ -33,10 +33,13 @@ echo "-- no output onto a rank file, there or not"
 cp s/rank0.safetensors keep
 fails 2 eplb-plan -r 2 -G 1 -f npy -o s/rank0.safetensors s
 fails 2 eplb-plan -r 2 -G 1 -f npy -o s/rank7.safetensors s
-fails 2 eplb-plan -r 2 -G 1 -o p.npy --plot s/rank0.safetensors s
+ln -s rank0.safetensors s/r0.svg
+fails 2 eplb-plan -r 2 -G 1 -o p.npy --plot s/r0.svg s
 fails 2 eplb-plan -r 2 -G 1 -o p.npy --stats --report ./s/../s/rank3.safetensors s
 fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 -o s/rank1.safetensors s
-fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 --plot s/rank1.safetensors s
+ln -s rank1.safetensors s/r1.svg
+fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 --plot s/r1.svg s
+rm s/r0.svg s/r1.svg
 fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 --steps s/rank1.safetensors s
 cmp keep s/rank0.safetensors && echo "rank0 kept"
 # what the reader does not read may be written there

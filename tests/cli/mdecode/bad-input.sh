@@ -77,3 +77,10 @@ rm err.txt
 mdecode --valid-length 7 "$ex" | head -c 10 | wc -c
 rm -f *.npy *.csv
 only_files
+# -v is --values here: where a -v meant as --verbose breaks the command
+# line, the error says so
+cp "$TESTDATA/mdecode-example.npy" ex.npy
+fails 2 mdecode -v ex.npy
+fails 2 mdecode -v -o x.npy ex.npy
+fails 2 mdecode -v
+rm ex.npy

@@ -5,17 +5,19 @@ cp "$TESTDATA/eplb-readme.npy" r.npy
 fails 2 tensor-cat -o r.npy r.npy
 ln -s r.npy link.npy
 fails 2 tensor-cat -o link.npy r.npy
-fails 2 eplb-plan -r 16 --num-gpus 8 --plot r.npy -o /dev/null r.npy
+ln -s r.npy in.svg
+fails 2 eplb-plan -r 16 --num-gpus 8 --plot in.svg -o /dev/null in.svg
 fails 2 eplb-plan -r 16 --num-gpus 8 --report r.npy -o /dev/null r.npy
 cp "$TESTDATA/a2a-example.npy" t.npy
-fails 2 a2a-layout -E 8 --plot t.npy -o /dev/null t.npy
-rm t.npy
+ln -s t.npy t.svg
+fails 2 a2a-layout -E 8 --plot t.svg -o /dev/null t.npy
+rm t.npy t.svg
 tensor-cat --info r.npy
 tensor-cat -f csv -o /dev/stdout r.npy | head -1
 fails 1 tensor-cat -f npz --names ../evil r.npy
 fails 1 tensor-cat -f npz --names /abs -o x.npz r.npy
 fails 1 tensor-cat -f npz --names . r.npy
-rm -f link.npy r.npy
+rm -f link.npy r.npy in.svg
 only_files
 # any number of inputs is guarded: the 17th too
 i=1
@@ -35,7 +37,7 @@ printf '5,3,2,1\n' > w.csv
 fails 2 eplb-plan -r 4 -G 2 --stats --plot x.svg --report ./x.svg -o p.npy w.csv
 fails 2 eplb-plan -r 4 -G 2 --stats --report p.npy -o p.npy w.csv
 cp "$TESTDATA/eplb-replay-log.npy" log.npy
-fails 2 eplb-replay --engine ideal -r 288 -G 32 --window 40 --plot s.csv --steps s.csv log.npy
-fails 2 eplb-replay --engine ideal -r 288 -G 32 --window 40 --plot o.csv -o ../work/o.csv log.npy
-ls x.svg p.npy s.csv o.csv 2>&1 | sed 's/.*cannot access/cannot access/'
+fails 2 eplb-replay --engine ideal -r 288 -G 32 --window 40 --plot s.svg --steps s.svg log.npy
+fails 2 eplb-replay --engine ideal -r 288 -G 32 --window 40 --plot o.svg -o ../work/o.svg log.npy
+ls x.svg p.npy s.svg o.svg 2>&1 | sed 's/.*cannot access/cannot access/'
 rm -f w.csv log.npy
