@@ -49,6 +49,15 @@ step(const void *ld, int t, double *dst)
 	mk_loads_step(ld, t, dst);
 }
 
+/* Step t of a log whose records are g steps apart: the record before. */
+static void
+held_step(const void *ctx, int t, double *dst)
+{
+	const struct mk_loads *ld = ctx;
+
+	mk_loads_step(ld, t / (int)ld->steps.gap, dst);
+}
+
 /*
  * Whether every load of the log is an integer below 2^40 (window sums
  * then slide exactly): an integer log, or loads that all are.
@@ -129,6 +138,18 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 			mk_fail(m, &e);
 		*log = (struct mk_replay_log){ ld->T, ld->L, ld->E, ld->w, step,
 		    ld, NULL, NULL, integer_loads(ld) };
+		/* records g steps apart (vLLM's expert_load_stats_interval):
+		 * each holds for its g steps, so the engine's windows and
+		 * intervals keep their meaning */
+		if (ld->steps.gap > 1) {
+			if ((double)ld->T * ld->steps.gap > INT32_MAX)
+				mk_usage_error("%s: %d records %.17g steps apart: "
+				    "more steps than a replay takes (2^31)",
+				    mk_src_name(s), ld->T, ld->steps.gap);
+			log->T = ld->T * (int)ld->steps.gap;
+			log->w = NULL;
+			log->step = held_step;
+		}
 	}
 	mk_src_close(m);
 	mk_src_close(s);

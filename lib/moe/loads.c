@@ -138,8 +138,8 @@ mk_loads_steps_note(const struct mk_loads *l, char *buf, size_t size)
 		return 0;
 	if (s->gap > 1)
 		snprintf(buf, size, "%s: a record every %.17g steps (steps "
-		    "%.17g to %.17g): each is taken as one step, so windows "
-		    "and intervals count records (vLLM's steps / %.17g)",
+		    "%.17g to %.17g): each stands for the %.17g steps up to the "
+		    "next, so windows and intervals are the engine's steps",
 		    l->name[0], s->gap, s->first, s->last, s->gap);
 	else
 		snprintf(buf, size, "%s: records at uneven steps (%.17g to "

@@ -106,9 +106,10 @@ int	mk_loads_note(const struct mk_loads *l, char *buf, size_t size);
 
 /*
  * The note users need where a log's records are not a step apart (vLLM's
- * expert_load_stats_interval): each record is taken as one step, so
- * windows and intervals count records.  Returns 0 if there is nothing to
- * say.
+ * expert_load_stats_interval): records g steps apart each stand for g
+ * steps (windows and intervals stay the engine's steps); at uneven steps
+ * each is one step (windows and intervals count records).  Returns 0 if
+ * there is nothing to say.
  */
 int	mk_loads_steps_note(const struct mk_loads *l, char *buf, size_t size);
 

@@ -11,6 +11,7 @@
  * largest expert of the maps.  Blank lines and records of another type
  * (eplb_load_meta) are skipped.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,12 +148,15 @@ pass(const char *text, size_t len, const char *name, int p,
 			    "records' steps must increase", r.step, last);
 			goto fail;
 		}
-		/* the records' spacing: expert_load_stats_interval */
+		/* the records' spacing: expert_load_stats_interval (whole
+		 * steps below 2^30, else uneven) */
 		if (T == 0)
 			sp->first = r.step;
 		else if (T == 1)
 			sp->gap = r.step - last;
-		else if (r.step - last != sp->gap)
+		if (T > 1 && r.step - last != sp->gap)
+			sp->gap = -1;
+		if (T == 1 && !(sp->gap == floor(sp->gap) && sp->gap < 1 << 30))
 			sp->gap = -1;
 		sp->last = last = r.step;
 		if (T == INT32_MAX || (*L != 0 && (r.L != *L || r.P != *P))) {
@@ -208,6 +212,15 @@ loads_vllm(const char *p, size_t n, const char *name, int window,
 	if (maxe + 1 > (int64_t)P)
 		return mk_err_data(e, "%s: expert %lld in maps of %zu slots: "
 		    "every expert needs a slot", name, (long long)maxe, P);
+	/* a window is of engine steps: records every g steps hold g each */
+	if (window > 0 && sp.gap > 1) {
+		if (window % (int64_t)sp.gap != 0)
+			return mk_err_usage(e, "--window %d: %s has a record "
+			    "every %.17g steps (expert_load_stats_interval): "
+			    "give a multiple of %.17g", window, name, sp.gap,
+			    sp.gap);
+		window /= (int)sp.gap;
+	}
 	if (loads_windows(T, window, history, name, &w, l, e) < 0 ||
 	    loads_alloc(l, &w, (int)L, (int)(maxe + 1), name, e) < 0 ||
 	    pass(p, n, name, 1, &w, l, &L, &P, &maxe, &sp, e) < 0)

@@ -152,9 +152,11 @@ def main():
                                 "version": 1, "step": 5 * t,
                                 "num_ranks": G, "expert_load": loads,
                                 "p2l_map": maps}) + "\n")
-    np.save("log.npy", log.astype(np.int64))
-    rep = ["-r", str(R), "-G", str(G), "--window", "8", "--interval",
-           "8,16", "--engine", "vllm,ideal"]
+    # records 5 steps apart each stand for their 5 steps: the log of
+    # every step repeats each record 5 times
+    np.save("log.npy", np.repeat(log, 5, axis=0).astype(np.int64))
+    rep = ["-r", str(R), "-G", str(G), "--window", "40", "--interval",
+           "40,80", "--engine", "vllm,ideal"]
     check(run("eplb-replay", rep + ["stats.jsonl"]) ==
           run("eplb-replay", rep + ["log.npy"]),
           "vLLM's statistics replay unlike their loads")
