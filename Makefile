@@ -183,7 +183,7 @@ deps-fuzz:
 # ---------------------------------------------------------------- demo
 demo: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) all
-	@MOEKIT_BIN=$(BUILD)/bin sh tests/demo.sh
+	@MOEKIT_BIN=$(BUILD)/bin DEMO_DIR=$(BUILD)/demo PYTHON=$(PYTHON) sh tests/demo.sh
 
 # ---------------------------------------------------------------- check
 check: deps

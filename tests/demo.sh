@@ -3,8 +3,14 @@
 # Each command is printed exactly as it is run (run CMD evaluates the text
 # it prints), in a scratch directory (removed at the end) that sees the
 # repository's testdata/: pasted in the repository, each runs as shown.
+# Last, what each engine records at DeepSeek-V3's scale goes to DEMO_DIR
+# (default build/demo; tests/gen/engine_logs.py), and the README's record
+# -> decide -> deploy commands run there, as the README writes them.
 set -eu
 bin=$(cd "${MOEKIT_BIN:-build/bin}" && pwd)
+demo=${DEMO_DIR:-build/demo}
+python=${PYTHON:-/usr/bin/python3}
+root=$(pwd)
 export PATH="$bin:$PATH" LC_ALL=C
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-demo.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -71,3 +77,22 @@ echo "   kept n/3: the rounds no other process preempted (threads that waited fo
 echo "   a CPU over 5 % of a pass); a row's figures are the medians of those."
 echo "   0/3 (and a warning after the table) means another process held the CPUs in every"
 echo "   round: that row does not measure the kernel; run it again when quieter."
+
+echo
+echo "== the README's record -> decide -> deploy, as written, on what each engine"
+echo "   records at DeepSeek-V3's scale (tests/gen/engine_logs.py: 1,200 steps; $demo/)"
+mkdir -p "$root/$demo"
+"$python" "$root/tests/gen/engine_logs.py" -o "$root/$demo"
+cd "$root/$demo"
+# the section's eplb- commands, continuation lines joined
+awk '/^## EPLB for the engine you run/ { on = 1; next } /^## / { on = 0 }
+	on && /^```sh/ { code = 1; next } /^```/ { code = 0; next }
+	on && code { line = line $0; if (sub(/\\$/, "", line)) next
+		sub(/^ +/, "", line); if (line ~ /^eplb-/) print line; line = "" }' \
+    "$root/README.md" > readme.cmds
+[ -s readme.cmds ] || { echo "demo: no eplb- command in the README's EPLB section"; exit 1; }
+while IFS= read -r c; do
+	run "$c"
+done < readme.cmds
+echo
+echo "the pictures and files are in $demo/: $(ls | grep -v -e '^stats$' -e readme.cmds | tr '\n' ' ')"

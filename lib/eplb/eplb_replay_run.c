@@ -155,6 +155,34 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 	mk_src_close(s);
 }
 
+/*
+ * A configuration that would score no step of a log of T: refused,
+ * naming what the user typed (or the default they left) that sets its
+ * first scored step.
+ */
+static void __attribute__((noreturn))
+too_short(const struct mk_eplb_replay_job *o, const struct mk_replay_cfg *x,
+    int T)
+{
+	const char *what, *why = "";
+
+	if (o->score_from >= 0)
+		mk_usage_error("--score-from %d: the log has %d steps",
+		    x->score_from, T);
+	if (o->given[MK_EPLB_O_WINDOW]) {
+		what = "--window";
+	} else if (x->engine == MK_ENGINE_SGLANG) {
+		what = o->interval_given ? "--interval" : "SGLang's default "
+		    "interval";
+		why = "SGLang's window is its interval; ";
+	} else {
+		what = "vLLM's default window";
+		why = "--window sets it; ";
+	}
+	mk_usage_error("%s %d: the log has %d steps (%sa replay scores the "
+	    "steps from the first window on)", what, x->window, T, why);
+}
+
 /* The progress line: configurations done. */
 struct prog {
 	struct mk_progress	 p;
@@ -206,11 +234,7 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	}
 	for (k = 0; k < n; k++)
 		if (rc[k].score_from >= log.T)
-			mk_usage_error("%s %d: the log has %d steps (a replay "
-			    "scores the steps from %s on)", o->score_from >= 0 ?
-			    "--score-from" : "--window", rc[k].score_from,
-			    log.T, o->score_from >= 0 ? "that one" : "its "
-			    "first window");
+			too_short(o, &rc[k], log.T);
 	if (o->steps != NULL && n != 1)
 		mk_usage_error("--steps: the series of one configuration; the "
 		    "lists make %d", n);

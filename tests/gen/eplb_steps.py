@@ -41,6 +41,26 @@ def dumps(where):
     return np.stack(rows)                        # [D, L, E]
 
 
+def drift(P, n, rng, tokens=4096, drift=0.05, switch=0.001, wobble=0.02):
+    """n steps' counts [L, E] (int), one at a time, from popularities
+    P [D, L, E], as the module's docstring says."""
+    D, L, E = P.shape
+    z = rng.normal(0, 1, D)
+    u = np.zeros((L, E))
+    rho = 0.999
+    for _ in range(n):
+        if rng.random() < switch:
+            z = rng.normal(0, 2, D)
+        else:
+            z = z + rng.normal(0, drift, D)
+        m = np.exp(z - z.max())
+        m /= m.sum()
+        u = rho * u + wobble * rng.normal(0, 1, (L, E))
+        p = np.einsum("d,dle->le", m, P) * np.exp(u)
+        p /= p.sum(1, keepdims=True)
+        yield rng.poisson(tokens * 8 * p)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -62,22 +82,11 @@ def main():
     if a.layers:
         P = P[:, :a.layers]
     D, L, E = P.shape
-    z = rng.normal(0, 1, D)
-    u = np.zeros((L, E))
-    rho = 0.999
     out = np.lib.format.open_memmap(a.o, mode="w+", dtype=np.int32,
                                     shape=(a.steps, L, E))
-    for t in range(a.steps):
-        if rng.random() < a.switch:
-            z = rng.normal(0, 2, D)
-        else:
-            z = z + rng.normal(0, a.drift, D)
-        m = np.exp(z - z.max())
-        m /= m.sum()
-        u = rho * u + a.wobble * rng.normal(0, 1, (L, E))
-        p = np.einsum("d,dle->le", m, P) * np.exp(u)
-        p /= p.sum(1, keepdims=True)
-        out[t] = rng.poisson(a.tokens * 8 * p)
+    for t, c in enumerate(drift(P, a.steps, rng, a.tokens, a.drift,
+                                a.switch, a.wobble)):
+        out[t] = c
     out.flush()
 
 

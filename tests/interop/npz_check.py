@@ -12,19 +12,13 @@ BIN = os.environ.get("MOEKIT_BIN", "build/bin")
 rng = np.random.default_rng(int.from_bytes(os.urandom(4), "little"))
 checks = 0
 
-# The README's reader, verbatim: every array of a moekit stream, from a
-# pipe or a file (np.load alone seeks, which a pipe cannot).
-README_READER = '''
-import sys, numpy as np
-class Pipe:                        # read() alone: np.lib.format then never seeks
-    def __init__(self, f): self.f = f
-    def read(self, n): return self.f.read(n)
-def tensors(f):                    # every array of a moekit stream, pipe or file
-    while f.peek(1):
-        yield np.lib.format.read_array(Pipe(f))
-for a in tensors(sys.stdin.buffer):
-    print(a.dtype, a.shape, a.sum())
-'''
+# tensor-cat(1)'s reader, verbatim from the page: every array of a
+# moekit stream, from a pipe or a file (np.load alone seeks, which a pipe
+# cannot).
+_page = open(os.path.join(os.path.dirname(__file__),
+                          "../../man/tensor-cat.1")).read()
+_at = _page.index("import sys, numpy as np")
+README_READER = _page[_at:_page.index(".Ed", _at)]
 
 
 def tool(*args, **kw):

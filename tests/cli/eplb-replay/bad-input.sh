@@ -8,6 +8,10 @@ fails 2 eplb-replay -G 32 $log
 fails 2 eplb-replay -r 288 --num-redundant-experts 32 -G 32 $log
 fails 2 eplb-replay -r 288 $log
 fails 2 eplb-replay -r 288 -G 32 --window 240 $log
+# a window the user never typed is named as what set it
+fails 2 eplb-replay --engine sglang -r 288 -G 32 --interval 1000 $log
+fails 2 eplb-replay --engine sglang -r 288 -G 32 $log
+fails 2 eplb-replay --engine vllm -r 288 -G 32 $log
 fails 2 eplb-replay -r 288 -G 32 --window 40 --interval 0 $log
 fails 2 eplb-replay -r 288,290 -G 32 --window 40 $log
 fails 2 eplb-replay -r 288 -G 32 --window 40 --min-gain 1.5 --engine ideal $log
