@@ -2,15 +2,16 @@
 # eplb.sh - eplb-plan against the waterfill reference's rebalance_experts
 # (torch, its text outside this repository) on this machine, in one run:
 # whole-process times (hyperfine medians) beside the reference's call (median of 11, torch already imported), and plan quality on
-# the twelve real DeepSeek-V3 dumps.
+# the twelve real DeepSeek-V3 dumps (testdata/real).  The reference is
+# the seed document's text, which stays outside the repository.
 #
-#   sh tests/bench/eplb.sh [SHARED_DIR]     (default ../shared)
+#   sh tests/bench/eplb.sh [SHARED_DIR]     (default ../shared: its seeds/)
 #
 # Needs: build/bin (make all), hyperfine, Debian's python3-torch.
 set -eu
 shared=${1:-../shared}
 seed=$shared/seeds/000_07f5f318e5d483a5.txt
-real=$shared/data/real
+real=testdata/real
 bin=$(cd build/bin && pwd)
 py=/usr/bin/python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-bench.XXXXXX")

@@ -6,7 +6,7 @@ over sum of maxima, as vLLM logs it) averaged over the windows scored.
 
 Two logs:
   mixtral   the real Mixtral-8x7B routing records (vLLM decode, 32 layers,
-            8 experts, top-2; ../shared/data/real, SOURCES.md): the decode
+            8 experts, top-2; testdata/real, SOURCES.md): the decode
             tokens of gsm8k then humaneval, each token one step;
   drift     a synthetic log: 16 layers of 64 experts whose popularity
             drifts (a random walk of the log-weights), 512 top-2 tokens a
@@ -104,7 +104,7 @@ def protocol(log, N, K, opts, tmp):
 
 
 def main():
-    data = sys.argv[1] if len(sys.argv) > 1 else "../shared/data/real"
+    data = sys.argv[1] if len(sys.argv) > 1 else "testdata/real"
     cases = [
         ("mixtral", mixtral_log(data), 16, 4, ["-r", "12", "-G", "4"]),
         ("mixtral", None, 16, 4, ["-r", "16", "-G", "8"]),

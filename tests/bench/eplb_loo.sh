@@ -18,7 +18,7 @@
 # build/bin and python3 with numpy (to sum the dumps).
 set -eu
 bin=$(cd build/bin && pwd)
-data=${DATA:-../shared/data/real}
+data=${DATA:-testdata/real}
 py=python3
 [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import numpy' 2>/dev/null &&
     py=/usr/bin/python3

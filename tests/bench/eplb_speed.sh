@@ -14,11 +14,11 @@
 #   best-1     -a best on the one NPY (288/8/4/32)
 # and in-process figures from -v: the JSON read and the planning.
 # Prints the median and the quartiles (ms) of each, and ds-npy's ratio to
-# version.  Needs build/bin, python3 with numpy, ../shared/data/real.
+# version.  Needs build/bin, python3 with numpy (the dumps: testdata/real).
 set -eu
 rounds=${1:-41}
 bin=$(cd build/bin && pwd)
-data=${DATA:-../shared/data/real}
+data=${DATA:-testdata/real}
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-speed.XXXXXX")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Turn the real Mixtral-8x7B routing traces (vLLM decode, shared/data/real,
+"""Turn the real Mixtral-8x7B routing traces (vLLM decode, testdata/real,
 see SOURCES.md there) into a2a-layout fixtures:
 
   testdata/a2a-mixtral-gsm8k.npy     [32 layers, 4 ranks, 60 tokens, 2] i32
@@ -9,7 +9,7 @@ Each layer's decode tokens, in (problem_id, token_idx) order, cut to the
 first 4*T and split into 4 ranks of T consecutive tokens: a layer is one
 step of an EP-4 group (8 experts, 2 per rank).  Run from the repository root:
 
-  /usr/bin/python3 tests/gen/a2a_mixtral.py ../shared/data/real
+  /usr/bin/python3 tests/gen/a2a_mixtral.py testdata/real
 """
 import collections
 import json

@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 
 BIN = os.environ.get("MOEKIT_BIN", "build/bin")
-REAL = os.path.join(os.path.dirname(__file__), "../../../shared/data/real")
+REAL = os.path.join(os.path.dirname(__file__), "../../testdata/real")
 seed = int.from_bytes(os.urandom(4), "little")
 rnd = random.Random(seed)
 checks = 0
