@@ -86,7 +86,7 @@ static const struct mk_usage usage = {
 	    "[--lenient] [--report] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
-	    "[--threads N] [-hVv] [FILE]",
+	    "[--threads N] [--quiet] [-hVv] [FILE]",
 	"Compute expert-parallel all-to-all dispatch layouts and buffer sizes "
 	    "from routing traces.",
 	"FILE: topk ids [R,T,K], one [T_r,K] per rank, or [S,R,T,K] (i32/i64;\n"

@@ -50,7 +50,7 @@ static const struct mk_usage usage = {
 	    "[--report FILE] [--plot FILE.svg] [--effort N] "
 	    "[--layer-updates-per-iter K] "
 	    "[-f csv|npy|npz|sglang|vllm|trtllm] [--emit LIST] [-o FILE] [--threads N] "
-	    "[-hVv] [FILE ...]",
+	    "[--quiet] [-hVv] [FILE ...]",
 	"Plan where expert replicas live from expert load logs.",
 	"Outputs, in order: phy2log [L,R], log2phy [L,E,X], logcnt [L,E] (i64);\n"
 	    "-f sglang|vllm|trtllm: the file that engine loads (SGLang's\n"

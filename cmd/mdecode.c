@@ -84,7 +84,7 @@ static const struct mk_usage usage = {
 	    "[--dtype f16|bf16|f32|fp8_e4m3|fp8_e5m2 [--k-scale S] [--v-scale S]] "
 	    "[--v-dim DV] "
 	    "[--out-dtype f16|bf16|f32] [-f csv|npy|npz] [--emit LIST] [-o FILE] "
-	    "[--threads N] [--verbose] [-hV] [FILE]\n"
+	    "[--threads N] [--verbose] [--quiet] [-hV] [FILE]\n"
 	    "       mdecode --bench [--plot FILE.svg]|--bench-kernel [--bsz LIST] "
 	    "[--q-heads N] "
 	    "[--kv-heads N] [--max-length M] [--valid-length V] [--dim D] "

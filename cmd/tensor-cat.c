@@ -35,7 +35,7 @@ struct input {
 
 static const struct mk_usage usage = {
 	"[-hVv] [--info] [-f csv|npy|npz] [--emit SEL] [--dtype TYPE] [--bf16] "
-	    "[--names LIST] [-o FILE] [FILE ...]",
+	    "[--names LIST] [-o FILE] [--threads N] [--quiet] [FILE ...]",
 	"Concatenate, convert (CSV <-> NPY), select and describe tensor "
 	    "streams.",
 	"SEL is a comma-separated list of tensor names or 0-based indices.\n"
