@@ -14,8 +14,8 @@
 
 enum { O_E, O_R, O_STYLE, O_SMS, O_RANK, O_STEP, O_PLAN, O_LAYER,
 	O_PER_STEP, O_NODES, O_LWS, O_HIDDEN, O_HB, O_DTYPE, O_ALIGN, O_CONFIG,
-	O_IDXBITS, O_SCALEUP, O_MAXTOK, O_LL, O_LENIENT, O_REPORT, O_PLOT,
-	O_FIELDS, O_FILE, NOPT };
+	O_IDXBITS, O_SCALEUP, O_MAXTOK, O_LL, O_LENIENT, O_REPORT, O_CAPACITY,
+	O_EVAL, O_PLOT, O_FIELDS, O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (required unless "
@@ -67,8 +67,14 @@ static struct mk_opt opts[NOPT] = {
 	[O_REPORT] = { MK_OPT_FLAG, NULL, "report", NULL, "write the "
 	    "buffer-size table (CSV) on stdout; the tensors then go to -o",
 	    NULL },
+	[O_CAPACITY] = { MK_OPT_VALUE, NULL, "capacity", "P[,P...]", "in place "
+	    "of the tensors, each library's receive capacity knob at which a "
+	    "share P of the steps overflows (CSV)", NULL },
+	[O_EVAL] = { MK_OPT_PATH, NULL, "eval", "TRACE", "--capacity: the "
+	    "steps of TRACE over the capacities fitted", NULL },
 	[O_PLOT] = { MK_OPT_PATH, NULL, "plot", "FILE.svg", "a picture: tokens "
-	    "each rank receives per step", NULL },
+	    "each rank receives per step (--capacity: their distribution)",
+	    NULL },
 	[O_FIELDS] = { MK_OPT_VALUE, NULL, "fields", "STEP,SEQ,TOKEN,EXPERTS",
 	    "a JSON lines trace's field names (default layer,problem_id,"
 	    "token_idx,experts; - for none)", NULL },
@@ -83,7 +89,7 @@ static const struct mk_usage usage = {
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--scaleup-ranks N] "
 	    "[--max-tokens M] [--low-latency] "
-	    "[--lenient] [--report] "
+	    "[--lenient] [--report | --capacity P[,P...] [--eval TRACE]] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
 	    "[--threads N] [--quiet] [-hVv] [FILE]",
@@ -171,6 +177,48 @@ job_of(struct mk_a2a_layout_job *o)
 	j->sizing = &o->sz;
 }
 
+/*
+ * --capacity P,... (each in [0, 1), once) and --eval: a table in place of
+ * the tensors, so what selects or places tensors does not go with it.
+ */
+static void
+capacity_of(struct mk_a2a_layout_job *o)
+{
+	static const int apart[] = { O_RANK, O_STEP, O_REPORT };
+	const char *s = mk_opt_str(&opts[O_CAPACITY]);
+	double v[64];
+	int n, i, k;
+
+	o->eval = mk_opt_path(&opts[O_EVAL]);
+	if (s == NULL) {
+		if (o->eval != NULL)
+			mk_usage_error("--eval TRACE scores --capacity's "
+			    "capacities: give --capacity");
+		return;
+	}
+	n = mk_opt_reals(&opts[O_CAPACITY], 0, 1, v, 64, 0);
+	for (i = 0; i < n; i++) {
+		if (v[i] >= 1)
+			mk_usage_error("--capacity %s: a share of the steps "
+			    "allowed to overflow is in [0, 1)", s);
+		for (k = 0; k < i; k++)
+			if (v[k] == v[i])
+				mk_usage_error("--capacity %s: %g twice", s,
+				    v[i]);
+	}
+	for (i = 0; i < (int)(sizeof(apart) / sizeof(apart[0])); i++)
+		if (mk_opt_given(&opts[apart[i]]))
+			mk_usage_error("--capacity writes a table in place of "
+			    "the tensors: %s does not apply",
+			    mk_opt_name(&opts[apart[i]]));
+	if (o->c.emit != NULL || (o->c.format_given && o->c.format !=
+	    MK_FMT_CSV))
+		mk_usage_error("--capacity writes a CSV table in place of the "
+		    "tensors: %s does not apply", o->c.emit ? "--emit" : "-f");
+	memcpy(o->cap_p, v, sizeof(double) * (size_t)n);
+	o->ncap = n;
+}
+
 static void
 parse_args(int argc, char **argv, struct mk_a2a_layout_job *o)
 {
@@ -185,6 +233,7 @@ parse_args(int argc, char **argv, struct mk_a2a_layout_job *o)
 		    mk_a2a_kern_describe(desc, sizeof(desc)));
 	o->phy2log = mk_opt_path(&opts[O_PLAN]);
 	o->plot = mk_opt_path(&opts[O_PLOT]);
+	capacity_of(o);
 	if (mk_opt_given(&opts[O_REPORT]) && (o->c.output == NULL ||
 	    strcmp(o->c.output, "-") == 0))
 		mk_usage_error("--report is written on standard output, where "

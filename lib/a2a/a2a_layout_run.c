@@ -26,8 +26,9 @@
  * s is replaced by a source over it.  Returns the bytes (free them).
  */
 static void *
-jsonl_input(struct mk_a2a_layout_job *o, struct mk_src **s, int *infmt)
+jsonl_input(const struct mk_a2a_layout_job *o, struct mk_src **s, int *infmt)
 {
+	struct mk_moe_jsonl fields = o->jsonl;
 	struct mk_err e;
 	struct mk_src *m;
 	void *npy;
@@ -37,8 +38,8 @@ jsonl_input(struct mk_a2a_layout_job *o, struct mk_src **s, int *infmt)
 		mk_usage_error("%s: routing records (JSON lines): give --ranks "
 		    "R, the ranks to deal each step's tokens to",
 		    mk_src_name(*s));
-	o->jsonl.R = o->job.R;
-	if (mk_moe_jsonl_trace(*s, &o->jsonl, &npy, &n, &e) < 0)
+	fields.R = o->job.R;
+	if (mk_moe_jsonl_trace(*s, &fields, &npy, &n, &e) < 0)
 		mk_fail(*s, &e);
 	if ((m = mk_src_mem(npy, n, mk_src_name(*s), 0)) == NULL)
 		err(MK_EXIT_DATA, NULL);
@@ -48,9 +49,20 @@ jsonl_input(struct mk_a2a_layout_job *o, struct mk_src **s, int *infmt)
 	return npy;
 }
 
-/* --phy2log: the plan's layer, routing the trace's logical ids. */
-static void
-read_plan(struct mk_a2a_layout_job *o, struct mk_phy2log *pl)
+void *
+mk_a2a_open_trace(const struct mk_a2a_layout_job *o, const char *path,
+    struct mk_src **s, int *infmt)
+{
+	struct mk_err e;
+
+	if ((*s = mk_src_open(path, &e)) == NULL ||
+	    (*infmt = mk_src_format(*s, &e)) < 0)
+		mk_fail(*s, &e);
+	return *infmt == MK_FMT_JSON ? jsonl_input(o, s, infmt) : NULL;
+}
+
+void
+mk_a2a_read_plan(struct mk_a2a_layout_job *o, struct mk_phy2log *pl)
 {
 	struct mk_a2a_job_opts *j = &o->job;
 	const char *name = strcmp(o->phy2log, "-") ? o->phy2log : "stdin";
@@ -294,15 +306,13 @@ mk_a2a_layout_run(struct mk_a2a_layout_job *o)
 	struct sides sd = { NULL, NULL };
 	char how[300], dhow[120] = "";
 
+	if (o->ncap > 0)
+		return mk_a2a_capacity_run(o);
 	mk_out_input(o->input);
 	mk_out_input(o->phy2log);
 	if (o->phy2log != NULL)
-		read_plan(o, &pl);
-	if ((s = mk_src_open(o->input, &e)) == NULL ||
-	    (infmt = mk_src_format(s, &e)) < 0)
-		mk_fail(s, &e);
-	if (infmt == MK_FMT_JSON)
-		jsonl = jsonl_input(o, &s, &infmt);
+		mk_a2a_read_plan(o, &pl);
+	jsonl = mk_a2a_open_trace(o, o->input, &s, &infmt);
 	if ((j = mk_a2a_job_open(&o->job, s, &e)) == NULL)
 		mk_fail(s, &e);
 	memset(&none, 0, sizeof(none));

@@ -23,13 +23,34 @@ struct mk_a2a_layout_job {
 	int		 layer, layer_given;
 	int		 per_step;	/* --layer-per-step */
 	int		 hidden_default;	/* --hidden left at 7168 */
+	/* --capacity P,... over the trace, --eval TRACE held out */
+	double		 cap_p[64];
+	int		 ncap;
+	const char	*eval;
 };
 
 /*
  * a2a-layout: lay the trace out step by step, write the outputs --emit
- * selects, the report, the picture and the warnings.  Returns 0; exits on
- * an error (see above).
+ * selects, the report, the picture and the warnings (or, with
+ * --capacity, the receive capacity table: mk_a2a_capacity_run).  Returns
+ * 0; exits on an error (see above).
  */
 int	mk_a2a_layout_run(struct mk_a2a_layout_job *o);
+int	mk_a2a_capacity_run(struct mk_a2a_layout_job *o);
+
+/* The story's steps both share. */
+struct mk_phy2log;
+struct mk_src;
+
+/* --phy2log: the plan's layer into o->job, which routes logical ids. */
+void	mk_a2a_read_plan(struct mk_a2a_layout_job *o, struct mk_phy2log *pl);
+
+/*
+ * Open the trace at path (NULL or "-": stdin) on *s, its format in
+ * *infmt; routing records (JSON lines) are made an NPY trace in memory,
+ * whose bytes are returned (free them after *s), else NULL.
+ */
+void	*mk_a2a_open_trace(const struct mk_a2a_layout_job *o,
+	    const char *path, struct mk_src **s, int *infmt);
 
 #endif
