@@ -322,6 +322,15 @@ static const struct knob knobs[MK_A2A_NKNOBS] = {
 	    mori_alloc, zero, mori_rows, 0 },
 };
 
+int64_t
+mk_a2a_knob_alloc(int k, int64_t R, int64_t Le, int64_t K, int64_t T,
+    double v)
+{
+	const struct grp g = { R, Le, K, T };
+
+	return knobs[k].alloc(&g, v < 0 ? knobs[k].dflt(&g) : v, T);
+}
+
 /* Bytes of a received row as knob k's library lays it out. */
 static uint64_t
 row_bytes(const struct mk_a2a_capacity_in *in, const struct knob *k)

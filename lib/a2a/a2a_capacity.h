@@ -84,6 +84,17 @@ struct mk_a2a_knob_row {
 
 /* The libraries, in the table's order. */
 #define MK_A2A_NKNOBS	8
+enum { MK_A2A_K_MOEKIT, MK_A2A_K_DEEPEP, MK_A2A_K_VLLM, MK_A2A_K_NCCL,
+	MK_A2A_K_MEGATRON, MK_A2A_K_TORCHTITAN, MK_A2A_K_PPLX, MK_A2A_K_MORI };
+
+/*
+ * What knob k set to v allocates for R ranks of Le local experts, top-K,
+ * T tokens a rank: the capacity in its demand's units (for the tests,
+ * which hold each formula to its library's own numbers); v < 0 asks for
+ * the library's default.
+ */
+int64_t	mk_a2a_knob_alloc(int k, int64_t R, int64_t Le, int64_t K, int64_t T,
+	    double v);
 
 /*
  * Row k (0 <= k < MK_A2A_NKNOBS) for p into *r.  Returns 0, or -1 with e

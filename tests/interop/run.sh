@@ -16,6 +16,7 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 MOEKIT_BIN=$bin "$py" "$here/numpy_interop.py"
 MOEKIT_BIN=$bin "$py" "$here/a2a_check.py"
+MOEKIT_BIN=$bin "$py" "$here/a2a_capacity_check.py"
 MOEKIT_BIN=$bin "$py" "$here/mdecode_check.py"
 MOEKIT_BIN=$bin "$py" "$here/eplb_check.py"
 MOEKIT_BIN=$bin "$py" "$here/eplb_replay_check.py"

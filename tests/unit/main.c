@@ -37,6 +37,7 @@ main(void)
 	/* the kernel first: the layout trusts its counts */
 	suite_a2a_scan();
 	suite_a2a();
+	suite_a2a_capacity();
 	suite_a2a_job();
 	suite_mdec();
 	CU_basic_set_mode(CU_BRM_NORMAL);

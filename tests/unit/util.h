@@ -63,6 +63,7 @@ void	suite_kern(void);
 void	suite_eplb(void);
 void	suite_loads(void);
 void	suite_a2a(void);
+void	suite_a2a_capacity(void);
 void	suite_a2a_scan(void);
 void	suite_a2a_job(void);
 void	suite_mdec(void);
