@@ -124,16 +124,24 @@ struct knob {
 	int		 row_kind;
 };
 
-/* The smallest fraction of 6 decimals f >= c / full with floor or ceil of
- * f full (up) at least c; at least 1e-6, at most 1. */
+/*
+ * The fraction of the worst case full that capacity c is, in millionths
+ * (at least one, at most all): c / full rounded down, or up as far as the
+ * ceil (up) or floor of f full needs to reach c.  The share itself where
+ * it has six decimals (0.7 of 240 is 168).
+ */
 static double
 fraction(int64_t c, double full, int up)
 {
-	double f = ceil((double)c / full * 1e6) / 1e6;
+	int64_t m = (int64_t)floor((double)c / full * 1e6);
+	double a;
 
-	while (f < 1 && (up ? ceil(f * full) : floor(f * full)) < (double)c)
-		f += 1e-6;
-	return f < 1e-6 ? 1e-6 : f > 1 ? 1 : f;
+	for (m = m < 1 ? 1 : m; m < 1000000; m++) {
+		a = (double)m / 1e6 * full;
+		if ((up ? ceil(a) : floor(a)) >= (double)c)
+			break;
+	}
+	return (double)m / 1e6;
 }
 
 static double

@@ -61,10 +61,13 @@ def cap_at(d, p):
 
 
 def frac(c, full, up):
-    f = math.ceil(c / full * 1e6) / 1e6
-    while f < 1 and (math.ceil(f * full) if up else math.floor(f * full)) < c:
-        f += 1e-6
-    return min(max(f, 1e-6), 1.0)
+    """c / full in millionths, rounded down, or up as far as the ceil (up)
+    or floor of m / 1e6 full needs to reach c."""
+    m = max(1, math.floor(c / full * 1e6))
+    while m < 1000000 and (math.ceil(m / 1e6 * full) if up
+                           else math.floor(m / 1e6 * full)) < c:
+        m += 1
+    return m / 1e6
 
 
 def knobs(R, Le, K, T):
