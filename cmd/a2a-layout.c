@@ -15,7 +15,7 @@
 enum { O_E, O_R, O_STYLE, O_SMS, O_RANK, O_STEP, O_PLAN, O_LAYER,
 	O_PER_STEP, O_NODES, O_LWS, O_HIDDEN, O_HB, O_DTYPE, O_ALIGN, O_CONFIG,
 	O_IDXBITS, O_SCALEUP, O_MAXTOK, O_LL, O_LENIENT, O_REPORT, O_CAPACITY,
-	O_EVAL, O_PLOT, O_FIELDS, O_FILE, NOPT };
+	O_EVAL, O_LINT, O_PLOT, O_FIELDS, O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (required unless "
@@ -72,6 +72,9 @@ static struct mk_opt opts[NOPT] = {
 	    "share P of the steps overflows (CSV)", NULL },
 	[O_EVAL] = { MK_OPT_PATH, NULL, "eval", "TRACE", "--capacity: the "
 	    "steps of TRACE over the capacities fitted", NULL },
+	[O_LINT] = { MK_OPT_FLAG, NULL, "lint", NULL, "in place of the "
+	    "tensors, a line for each library limit the trace or the options "
+	    "break (status 1 if any)", NULL },
 	[O_PLOT] = { MK_OPT_PATH, NULL, "plot", "FILE.svg", "a picture: tokens "
 	    "each rank receives per step (--capacity: their distribution)",
 	    NULL },
@@ -89,7 +92,8 @@ static const struct mk_usage usage = {
 	    "[--hidden-bytes B] [--dtype bf16|fp8] [--expert-alignment A] "
 	    "[--config NS,NR,RS,RR] [--topk-idx-bits 64|32] [--scaleup-ranks N] "
 	    "[--max-tokens M] [--low-latency] "
-	    "[--lenient] [--report | --capacity P[,P...] [--eval TRACE]] "
+	    "[--lenient] [--report | --capacity P[,P...] [--eval TRACE] | "
+	    "--lint] "
 	    "[--plot FILE.svg] [--fields S,Q,T,E] [-f csv|npy|npz] "
 	    "[--emit LIST] [-o FILE] "
 	    "[--threads N] [--quiet] [-hVv] [FILE]",
@@ -190,7 +194,13 @@ capacity_of(struct mk_a2a_layout_job *o)
 	int n, i, k;
 
 	o->eval = mk_opt_path(&opts[O_EVAL]);
-	if (s == NULL) {
+	if ((o->lint = mk_opt_given(&opts[O_LINT]) > 0)) {
+		if (s != NULL || o->eval != NULL || o->plot != NULL)
+			mk_usage_error("--lint writes the limits broken in place "
+			    "of the tensors: %s does not go with it", s ?
+			    "--capacity" : o->eval ? "--eval" : "--plot");
+		s = "0";	/* what else does not apply is as for it */
+	} else if (s == NULL) {
 		if (o->eval != NULL)
 			mk_usage_error("--eval TRACE scores --capacity's "
 			    "capacities: give --capacity");
@@ -208,13 +218,17 @@ capacity_of(struct mk_a2a_layout_job *o)
 	}
 	for (i = 0; i < (int)(sizeof(apart) / sizeof(apart[0])); i++)
 		if (mk_opt_given(&opts[apart[i]]))
-			mk_usage_error("--capacity writes a table in place of "
-			    "the tensors: %s does not apply",
+			mk_usage_error("%s in place of the tensors: %s does "
+			    "not apply", o->lint ? "--lint writes its lines" :
+			    "--capacity writes a table",
 			    mk_opt_name(&opts[apart[i]]));
 	if (o->c.emit != NULL || (o->c.format_given && o->c.format !=
 	    MK_FMT_CSV))
-		mk_usage_error("--capacity writes a CSV table in place of the "
-		    "tensors: %s does not apply", o->c.emit ? "--emit" : "-f");
+		mk_usage_error("%s in place of the tensors: %s does not "
+		    "apply", o->lint ? "--lint writes its lines" : "--capacity "
+		    "writes a CSV table", o->c.emit ? "--emit" : "-f");
+	if (o->lint)
+		return;
 	memcpy(o->cap_p, v, sizeof(double) * (size_t)n);
 	o->ncap = n;
 }

@@ -1,8 +1,8 @@
 /*
- * a2a_capacity_run.c - a2a-layout --capacity (a2a_run.h): every step of
- * the trace laid out for its demands, the held-out trace's too (--eval),
- * and the table of each library's knob at each p, the notes and the
- * picture.
+ * a2a_capacity_run.c - a2a-layout --capacity and --lint (a2a_run.h): every
+ * step of the trace laid out for its demands, the held-out trace's too
+ * (--eval), and the table of each library's knob at each p, the notes and
+ * the picture; or the libraries' limits the trace breaks.
  */
 #include <err.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "a2a/a2a_capacity.h"
 #include "a2a/a2a_capacity_plot.h"
 #include "a2a/a2a_job.h"
+#include "a2a/a2a_lint.h"
 #include "a2a/a2a_run.h"
 #include "moe/plan.h"
 #include "tensor/src.h"
@@ -92,6 +93,22 @@ held_out_notes(const struct mk_a2a_capacity_in *in)
 	}
 }
 
+/* --lint: a line for each limit broken, on the output; status 1 if any. */
+static int
+lint(const struct mk_a2a_layout_job *o, struct mk_out *w, const struct pass *ps)
+{
+	int64_t rows = 0;
+	int s, n;
+
+	for (s = 0; s < ps->dm.S; s++)
+		if (ps->dm.d[MK_A2A_D_ROWS][s] > rows)
+			rows = ps->dm.d[MK_A2A_D_ROWS][s];
+	n = mk_a2a_lint(w->fp, &(struct mk_a2a_lint_in){ &ps->c, &o->sz,
+	    ps->dm.T, rows });
+	mk_out_close(w);
+	return n > 0 ? MK_EXIT_DATA : MK_EXIT_OK;
+}
+
 int
 mk_a2a_capacity_run(struct mk_a2a_layout_job *o)
 {
@@ -113,6 +130,8 @@ mk_a2a_capacity_run(struct mk_a2a_layout_job *o)
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
 	demands_of(o, o->input, &fit);
+	if (o->lint)
+		return lint(o, w, &fit);
 	if (o->eval != NULL) {
 		demands_of(o, o->eval, &held);
 		same_group(&fit, &held);

@@ -306,7 +306,7 @@ mk_a2a_layout_run(struct mk_a2a_layout_job *o)
 	struct sides sd = { NULL, NULL };
 	char how[300], dhow[120] = "";
 
-	if (o->ncap > 0)
+	if (o->ncap > 0 || o->lint)
 		return mk_a2a_capacity_run(o);
 	mk_out_input(o->input);
 	mk_out_input(o->phy2log);

@@ -27,6 +27,7 @@ struct mk_a2a_layout_job {
 	double		 cap_p[64];
 	int		 ncap;
 	const char	*eval;
+	int		 lint;		/* --lint: the libraries' limits */
 };
 
 /*
