@@ -12,7 +12,7 @@
 #include "eplb/eplb_run.h"
 
 enum { O_OBJ = MK_EPLB_O_OWN, O_WIDTH, O_PREV, O_EVAL, O_ROUTING, O_STATS,
-	O_REPORT, O_PLOT, O_EFFORT, O_UPD, O_FILES, NOPT };
+	O_REPORT, O_PLOT, O_XFER, O_EFFORT, O_UPD, O_FILES, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_OBJ] = { MK_OPT_VALUE, NULL, "objective", "mean|worst", "best's, "
@@ -31,6 +31,9 @@ static struct mk_opt opts[NOPT] = {
 	    "FILE", NULL },
 	[O_PLOT] = { MK_OPT_PATH, NULL, "plot", "FILE.svg", "a picture: GPU "
 	    "loads per layer, before and after", NULL },
+	[O_XFER] = { MK_OPT_PATH, NULL, "transfers", "FILE", "with --prev: "
+	    "per layer, the expert transfers, their batches and bytes (CSV)",
+	    NULL },
 	[O_EFFORT] = { MK_OPT_VALUE, NULL, "effort", "N", "best's search steps "
 	    "(default 64)", NULL },
 	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "K",
@@ -47,7 +50,7 @@ static const struct mk_usage usage = {
 	    "[--expert-bytes B] [--skip-zero-layers] "
 	    "[--objective mean|worst] [--log2phy-width full|max] "
 	    "[--prev PLAN] [--eval PLAN] [--routing FILE] [--stats] "
-	    "[--report FILE] [--plot FILE.svg] [--effort N] "
+	    "[--report FILE] [--plot FILE.svg] [--transfers FILE] [--effort N] "
 	    "[--layer-updates-per-iter K] "
 	    "[-f csv|npy|npz|sglang|vllm|trtllm] [--emit LIST] [-o FILE] [--threads N] "
 	    "[--quiet] [-hVv] [FILE ...]",
@@ -94,6 +97,10 @@ job_of(struct mk_eplb_plan_job *j)
 	j->routing = mk_opt_path(&opts[O_ROUTING]);
 	j->report = mk_opt_path(&opts[O_REPORT]);
 	j->plot = mk_opt_path(&opts[O_PLOT]);
+	j->transfers = mk_opt_path(&opts[O_XFER]);
+	if (j->transfers != NULL && j->prev == NULL)
+		mk_usage_error("--transfers %s: what a change sends needs the "
+		    "plan before it: give --prev PLAN", j->transfers);
 	j->stats = mk_opt_given(&opts[O_STATS]) > 0 || j->report != NULL;
 	j->updates = (int)mk_opt_int_in(&opts[O_UPD], 0, 1 << 20, 0);
 	j->files = mk_opt_paths(&opts[O_FILES], &j->nfiles);

@@ -12,7 +12,8 @@
 #include "moe/jsonl.h"
 
 enum { O_INTERVAL = MK_EPLB_O_OWN, O_ENGINE, O_ASYNC, O_CHUNK, O_UPD,
-	O_SCORE, O_SHARD, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS, O_FILE, NOPT };
+	O_SCORE, O_SHARD, O_LINK, O_MOE, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS,
+	O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_INTERVAL] = { MK_OPT_VALUE, NULL, "interval", "LIST", "steps "
@@ -26,9 +27,13 @@ static struct mk_opt opts[NOPT] = {
 	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "LIST",
 	    "trtllm: layers re-planned an iteration (required)", NULL },
 	[O_SCORE] = { MK_OPT_VALUE, NULL, "score-from", "STEP", "score every "
-	    "row from STEP (default: its window; trtllm 0)", NULL },
+	    "row from STEP (default: the sweep's latest first window)", NULL },
 	[O_SHARD] = { MK_OPT_VALUE, NULL, "shard", "I/N", "only the I-th of N "
 	    "slices of the configurations (a job array)", NULL },
+	[O_LINK] = { MK_OPT_VALUE, NULL, "link-gbps", "G", "a GPU's link in "
+	    "Gbit/s: the move_s column (with --expert-bytes)", NULL },
+	[O_MOE] = { MK_OPT_VALUE, NULL, "moe-ms", "MS", "a step's MoE at "
+	    "perfect balance: the moe_s and speedup columns", NULL },
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (routing "
 	    "records)", NULL },
 	[O_TPS] = { MK_OPT_VALUE, NULL, "tokens-per-step", "N", "routing: "
@@ -50,6 +55,7 @@ static const struct mk_usage usage = {
 	    "[--skip-zero-layers] [--interval LIST] [--engine LIST] "
 	    "[--async LIST] [--layers-per-chunk LIST] "
 	    "[--layer-updates-per-iter LIST] [--score-from STEP] [--shard I/N] "
+	    "[--link-gbps G] [--moe-ms MS] "
 	    "[-E E] "
 	    "[--tokens-per-step N] [--fields L,S,T,E] [--plot FILE.svg] "
 	    "[--steps FILE] [-o FILE] [--threads N] [--quiet] [-hVv] [FILE]",
@@ -119,6 +125,11 @@ main(int argc, char *argv[])
 	    0);
 	j.score_from = (int)mk_opt_int_in(&opts[O_SCORE], 0, 1 << 30, -1);
 	shard_of(mk_opt_str(&opts[O_SHARD]), &j);
+	j.link_gbps = mk_opt_real_in(&opts[O_LINK], 1e-9, 1e9, 0);
+	j.moe_ms = mk_opt_real_in(&opts[O_MOE], 1e-9, 1e9, 0);
+	if (j.link_gbps > 0 && !j.given[MK_EPLB_O_BYTES])
+		mk_usage_error("--link-gbps %g: a move's time needs what an "
+		    "expert weighs: give --expert-bytes", j.link_gbps);
 	j.E = (int)mk_opt_int_in(&opts[O_E], 1, 1 << 20, 0);
 	j.tps = (int)mk_opt_int_in(&opts[O_TPS], 1, 1 << 30, 1);
 	if (mk_moe_jsonl_fields(mk_opt_str(&opts[O_FIELDS]), &fields, buf,

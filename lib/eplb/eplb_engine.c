@@ -47,6 +47,7 @@ struct engine {
 	int	 counter;	/* vllm: steps since the last re-plan */
 	int	 due;		/* sglang: the step of the next re-plan */
 	int64_t	 plan_moves;	/* moved so far by the plan committing */
+	int	 plan_from;	/* the step its first layer served from */
 };
 
 /* Layer l's row serving from step `from` on (the row now in s). */
@@ -197,43 +198,38 @@ preserve_slots(const int64_t *old, int64_t *new, int R, int G)
 }
 
 /*
- * Layer l takes row p (from step t + 1 on): its moves, its copies (those
- * no GPU of the node held before) into res and moved.
+ * Layer l takes row p (from step t + 1 on): charged into res where that
+ * step is scored, its moves into moved.
  */
 static int
 commit(struct engine *g, int l, const int64_t *p, int t,
     struct mk_replay_res *res, int64_t *moved)
 {
-	const struct mk_eplb_cfg *c = &g->s->rc->c;
-	int64_t *cur = g->s->p2l + (size_t)l * g->R, ch, cp;
-	struct mk_eplb_moves m;
+	int64_t *cur = g->s->p2l + (size_t)l * g->R, ch;
 
-	mk_eplb_migration(c, cur, p, &m);
-	ch = m.changed;
-	cp = m.copies;
 	/* TensorRT-LLM copies every changed slot from host memory */
-	if (g->s->rc->engine == MK_ENGINE_TRTLLM)
-		cp = ch;
-	else
-		res->copies_inter += m.inter;
+	ch = replay_charge(g->s, l, p, t + 1, g->s->rc->engine ==
+	    MK_ENGINE_TRTLLM, res);
 	if (ch == 0)
 		return 0;
 	memcpy(cur, p, sizeof(int64_t) * (size_t)g->R);
 	replay_shares(g->s, l);
-	res->moves += ch;
-	res->copies += cp;
 	*moved += ch;
+	if (g->plan_moves == 0)
+		g->plan_from = t + 1;
 	g->plan_moves += ch;
 	/* TensorRT-LLM keeps no window to take a step out of */
 	return g->s->rc->engine == MK_ENGINE_TRTLLM ? 0 : served_add(g, l,
 	    t + 1);
 }
 
-/* A plan has been committed whole: a rebalance if it moved a slot. */
+/* A plan has been committed whole: a rebalance if it moved a slot, from
+ * a step scored. */
 static void
 plan_done(struct engine *g, struct mk_replay_res *res)
 {
-	res->rebalances += g->plan_moves > 0;
+	res->rebalances += g->plan_moves > 0 && g->plan_from >=
+	    g->s->rc->score_from;
 	g->plan_moves = 0;
 }
 
@@ -469,20 +465,15 @@ engine_free(struct engine *g)
 	free(g->old);
 }
 
-/*
- * The engine's start: its buffers, and the placement it starts from:
- * SGLang's and vLLM's slot p holds expert p mod E (vLLM's experts, then
- * its redundant ones round-robin: the same); TensorRT-LLM's GPU r holds
- * experts r E / G onwards, in order.
- */
+/* The engine's start: its buffers, and its window of the placement
+ * state_init made. */
 static int
 engine_init(struct engine *g, struct replay_state *s)
 {
 	const struct mk_replay_cfg *rc = s->rc;
 	const size_t LR = (size_t)s->log->L * (size_t)rc->c.R;
 	const size_t LE = (size_t)s->log->L * (size_t)s->log->E;
-	const int S = rc->c.R / rc->c.G;
-	int l, j;
+	int l;
 
 	memset(g, 0, sizeof(*g));
 	g->s = s;
@@ -507,16 +498,10 @@ engine_init(struct engine *g, struct replay_state *s)
 		return -1;
 	memset(g->win, 0, sizeof(double) * LR);
 	memset(g->decay, 0, sizeof(float) * LE);
-	for (l = 0; l < g->L; l++) {
-		if (rc->engine == MK_ENGINE_TRTLLM) {
-			for (j = 0; j < g->R; j++)
-				s->p2l[(size_t)l * g->R + j] = ((int64_t)(j /
-				    S) * g->E / rc->c.G + j % S) % g->E;
-			replay_shares(s, l);
-		} else if (served_add(g, l, 0) < 0) {
+	/* the start placement is state_init's; TensorRT-LLM keeps no window */
+	for (l = 0; l < g->L && rc->engine != MK_ENGINE_TRTLLM; l++)
+		if (served_add(g, l, 0) < 0)
 			return -1;
-		}
-	}
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "base/mem.h"
 #include "cli/io.h"
 #include "eplb/eplb_run.h"
+#include "eplb/eplb_xfer.h"
 #include "moe/loads.h"
 #include "moe/plan.h"
 #include "moe/routing.h"
@@ -382,7 +383,7 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	const struct mk_eplb_problem pb = { .c = &o->cfg, .w = ld->w, .S =
 	    ld->S, .L = ld->L, .prev = prev, .width_max = o->width_max };
 	struct mk_eplb_out all;
-	struct mk_out *w, *rep, *pic;
+	struct mk_out *w, *rep, *pic, *xf;
 	struct mk_err e;
 	int64_t *buf = NULL, *traffic;
 	int order[8], i, n;
@@ -393,6 +394,7 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	traffic = o->routing ? routing_traffic(o, ld, plan) : NULL;
 	rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
+	xf = o->transfers ? mk_out_open(o->transfers, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, o->eval && n == 0 ? MK_FMT_CSV :
 	    o->c.format != MK_FMT_AUTO ? o->c.format : fmt == MK_FMT_CSV ?
 	    MK_FMT_CSV : MK_FMT_NPY);
@@ -421,6 +423,15 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	if (pic != NULL) {
 		plot(o, ld, pic->fp, plan, prev);
 		mk_out_close(pic);
+	}
+	if (xf != NULL) {
+		if (mk_eplb_xfer_write(xf->fp, &(struct mk_eplb_xfer_table){
+		    .old = prev, .new_ = plan->phy2log, .L = ld->L, .R_old =
+		    o->cfg.R, .G_old = o->cfg.G, .R = o->cfg.R, .G = o->cfg.G,
+		    .E = o->cfg.E, .layer = ld->layer, .expert_bytes =
+		    o->expert_bytes }, &e) < 0)
+			mk_fail(NULL, &e);
+		mk_out_close(xf);
 	}
 	if (rep != NULL)
 		mk_out_close(rep);

@@ -80,7 +80,7 @@ replan(struct replay_state *s, int t, struct mk_replay_res *res, int64_t *moved,
 	const int L = s->log->L, R = rc->c.R;
 	struct mk_eplb_out out;
 	struct mk_eplb_moves m;
-	int64_t mv = 0, copies = 0, inter = 0;
+	int64_t mv = 0;
 	double before, after;
 	int K = windows(s, t), l, kept = 0;
 	const struct mk_eplb_problem pb = { .c = &rc->c, .w = s->ww, .S = K,
@@ -99,17 +99,16 @@ replan(struct replay_state *s, int t, struct mk_replay_res *res, int64_t *moved,
 		mk_eplb_migration(&rc->c, s->p2l + (size_t)l * R, out.phy2log +
 		    (size_t)l * R, &m);
 		mv += m.changed;
-		copies += m.copies;
-		inter += m.inter;
 	}
 	if (mv > 0) {
+		/* charged (from step t, if scored), then installed */
+		for (l = 0; l < L; l++)
+			(void)replay_charge(s, l, out.phy2log + (size_t)l * R, t,
+			    0, res);
 		memcpy(s->p2l, out.phy2log, sizeof(int64_t) * (size_t)L * R);
 		for (l = 0; l < L; l++)
 			replay_shares(s, l);
-		res->rebalances++;
-		res->moves += mv;
-		res->copies += copies;
-		res->copies_inter += inter;
+		res->rebalances += t >= rc->score_from;
 	}
 	*moved = mv;
 	mk_eplb_out_free(&out);
@@ -150,6 +149,7 @@ state_free(struct replay_state *s)
 	mk_mem_free(s->ex);
 	mk_mem_free(s->inv);
 	mk_mem_free(s->ww);
+	mk_eplb_xfer_work_free(s->xw);
 	free(s->cnt);
 	free(s->bal);
 	free(s->row);
@@ -160,7 +160,8 @@ state_init(struct replay_state *s, const struct mk_replay_cfg *rc,
     const struct mk_replay_log *log, struct mk_err *e)
 {
 	const size_t LR = (size_t)log->L * (size_t)rc->c.R;
-	size_t i;
+	const size_t S = (size_t)(rc->c.R / rc->c.G);
+	size_t i, j;
 	int l;
 
 	memset(s, 0, sizeof(*s));
@@ -175,14 +176,24 @@ state_init(struct replay_state *s, const struct mk_replay_cfg *rc,
 	s->cnt = malloc(sizeof(int64_t) * (size_t)log->E);
 	s->bal = malloc(sizeof(double) * ((size_t)log->T + 1));
 	s->row = malloc(sizeof(double) * (size_t)log->L * (size_t)log->E);
+	s->xw = mk_eplb_xfer_work(rc->c.G, log->E);
 	if (!s->p2l || !s->ex || !s->inv || !s->ww || !s->cnt || !s->bal ||
-	    !s->row) {
+	    !s->row || !s->xw) {
 		state_free(s);
 		return mk_err_data(e, "out of memory replaying %d layers", log->L);
 	}
-	/* SGLang's trivial placement */
-	for (i = 0; i < LR; i++)
-		s->p2l[i] = (int64_t)(i % (size_t)rc->c.R) % log->E;
+	/*
+	 * The placement an engine starts from: SGLang's and vLLM's slot p
+	 * holds expert p mod E (vLLM's experts, then its redundant ones
+	 * round-robin: the same); TensorRT-LLM's GPU g holds experts g E / G
+	 * onwards, in order.
+	 */
+	for (i = 0; i < LR; i++) {
+		j = i % (size_t)rc->c.R;
+		s->p2l[i] = rc->engine == MK_ENGINE_TRTLLM ? (int64_t)((j / S) *
+		    (size_t)log->E / (size_t)rc->c.G + j % S) % log->E :
+		    (int64_t)j % log->E;
+	}
 	for (l = 0; l < log->L; l++)
 		replay_shares(s, l);
 	return 0;
@@ -248,6 +259,33 @@ play(struct replay_state *s, struct replay_steps *x, struct mk_replay_res *res,
 	return bad ? -1 : 0;
 }
 
+/*
+ * res->base_s: the scored steps' MoE seconds without EPLB, one replica of
+ * each expert, E/G consecutive experts a GPU (eplb-plan's baseline): the
+ * same for every engine, so that speedups compare.
+ */
+static void
+base_seconds(const struct replay_state *s, struct mk_replay_res *res)
+{
+	const struct mk_replay_cfg *rc = s->rc;
+	const int L = s->log->L, E = s->log->E;
+	const double *w;
+	double max, mean;
+	int t, l, e;
+
+	for (t = rc->score_from; t < s->log->T; t++) {
+		w = replay_step(s, t, s->row);
+		for (max = mean = 0, l = 0; l < L; l++) {
+			max += mk_eplb_noeplb_max(&rc->c, w + (size_t)l * E);
+			for (e = 0; e < E; e++)
+				mean += w[(size_t)l * E + e];
+		}
+		mean /= rc->c.G;
+		if (mean > 0)
+			res->base_s += rc->moe_ms / 1e3 * max / mean;
+	}
+}
+
 /* The replay of rc on `threads` threads (mk_eplb_replay). */
 static int
 replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
@@ -296,8 +334,13 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 		total += x.tr[2 * t + 1];
 		if (x.max[t] > 0)
 			s.bal[n++] = x.mean[t] / x.max[t];
+		/* a step's MoE takes moe_ms over its balancedness */
+		if (x.mean[t] > 0)
+			res->moe_s += rc->moe_ms / 1e3 * x.max[t] / x.mean[t];
 		res->scored++;
 	}
+	if (rc->moe_ms > 0)
+		base_seconds(&s, res);
 	res->balancedness = smax > 0 ? smean / smax : 1;
 	res->par = smean > 0 ? smax / smean : 1;
 	res->p5 = quantile(s.bal, n, 0.05);
@@ -365,20 +408,35 @@ opt_field(FILE *fp, int64_t v)
 	fputc(',', fp);
 }
 
+/*
+ * What EPLB gains: the MoE seconds without it over those with it and its
+ * moves (vLLM's async moves overlap serving and are not charged).
+ */
+static double
+speedup(const struct mk_replay_cfg *x, const struct mk_replay_res *r)
+{
+	double with = r->moe_s + (x->engine == MK_ENGINE_VLLM && x->async ? 0 :
+	    r->move_s);
+
+	return with > 0 ? r->base_s / with : NAN;
+}
+
 void
 mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
     const struct mk_replay_res *res, int n, int routing)
 {
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
 	const struct mk_replay_cfg *x;
-	int k, ideal, trt;
+	int k, ideal, trt, link = n > 0 && rc[0].link_gbps > 0;
+	int moe = n > 0 && rc[0].moe_ms > 0;
 
 	fprintf(fp, "engine,replicas,gpus,nodes,groups,policy,algo,window,"
 	    "interval,history,max_moves,min_gain,async,layers_per_chunk,"
 	    "layer_updates_per_iter,expert_bytes,score_from,balancedness,"
 	    "balancedness_p5,par,rebalances,moves,bytes_moved,"
-	    "bytes_inter_node,slots_per_gpu%s\n",
-	    routing ? ",inter_node_share" : "");
+	    "bytes_inter_node,slots_per_gpu%s,transfers,batches%s%s\n",
+	    routing ? ",inter_node_share" : "", link ? ",move_s" : "",
+	    moe ? ",moe_s,speedup" : "");
 	for (k = 0; k < n; k++) {
 		x = &rc[k];
 		ideal = x->engine == MK_ENGINE_IDEAL;
@@ -422,6 +480,13 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 		fprintf(fp, ",%d", x->c.R / x->c.G);
 		if (routing)
 			fprintf(fp, ",%.9f", res[k].inter_share);
+		fprintf(fp, ",%lld,%lld", (long long)res[k].transfers,
+		    (long long)res[k].batches);
+		if (link)
+			fprintf(fp, ",%.6g", res[k].move_s);
+		if (moe)
+			fprintf(fp, ",%.6g,%.6g", res[k].moe_s, speedup(x,
+			    &res[k]));
 		fputc('\n', fp);
 	}
 }

@@ -60,6 +60,9 @@ struct mk_replay_cfg {
 	int	 chunk;		/* sglang: layers a chunk (0: all at once) */
 	int	 updates;	/* trtllm: layers re-planned an iteration */
 	int	 score_from;	/* the first step scored */
+	double	 link_gbps;	/* a GPU's link, Gbit/s (0: move_s not asked) */
+	double	 moe_ms;	/* a step's MoE at perfect balance (0: moe_s,
+				 * speedup not asked) */
 };
 
 /*
@@ -100,6 +103,13 @@ struct mk_replay_res {
 	double	 inter_share;	/* dispatches leaving their node (NaN: no
 				 * routing) */
 	int	 scored;	/* steps scored */
+	int64_t	 transfers;	/* expert copies sent GPU to GPU (eplb_xfer.h) */
+	int64_t	 batches;	/* their rounds, re-plan after re-plan */
+	double	 move_s;	/* the batches' time on link_gbps */
+	double	 moe_s;		/* the scored steps' MoE: moe_ms / their
+				 * balancedness */
+	double	 base_s;	/* the same under the placement it starts from,
+				 * never re-planned */
 };
 
 /* Per-step series of one configuration, [T] each (allocated by the

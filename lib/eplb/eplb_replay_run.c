@@ -183,6 +183,19 @@ too_short(const struct mk_eplb_replay_job *o, const struct mk_replay_cfg *x,
 	    "steps from the first window on)", what, x->window, T, why);
 }
 
+/* Whether a row of rc[0..n) is scored from later than its first window. */
+static int
+scored_later(const struct mk_replay_cfg *rc, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (rc[k].score_from > (rc[k].engine == MK_ENGINE_TRTLLM ? 0 :
+		    rc[k].window))
+			return 1;
+	return 0;
+}
+
 /* The progress line: configurations done. */
 struct prog {
 	struct mk_progress	 p;
@@ -264,6 +277,10 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	}
 	mk_out_close(w);
 	/* once all went well: a run that fails says one thing */
+	if (o->score_from < 0 && scored_later(rc, n))
+		mk_note("every row is scored from step %d, the sweep's latest "
+		    "first window, so that rows compare (--score-from sets "
+		    "another)", rc[0].score_from);
 	if (all >= 0)
 		mk_note("--shard %d/%d: the lists make %d configuration%s; this "
 		    "slice holds none", o->shard, o->nshard, all, all == 1 ?

@@ -86,6 +86,7 @@ struct mk_eplb_plan_job {
 	double		 expert_bytes;	/* 0: not given */
 	int		 updates;	/* -f trtllm's layer_updates_per_iter */
 	const char	*report, *prev, *eval, *plot, *routing;
+	const char	*transfers;	/* --transfers FILE (with --prev) */
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
 };
@@ -109,6 +110,7 @@ struct mk_eplb_replay_job {
 	int		 upd[MK_EPLB_LIST], nupd;	/* trtllm's (0: none
 							 * given) */
 	int		 score_from;	/* --score-from, or -1 */
+	double		 link_gbps, moe_ms;	/* 0: not given */
 	int		 shard, nshard;	/* --shard I/N: the I-th (from 1) of N
 					 * slices of the configurations */
 	int		 given[MK_EPLB_O_OWN];	/* which shared options were */

@@ -189,6 +189,8 @@ make_cfg(const struct mk_eplb_replay_job *j, int E, const int *i,
 		mk_usage_error("%s (configuration %s)", e.msg,
 		    mk_eplb_replay_label(x, lab, sizeof(lab)));
 	x->score_from = j->score_from >= 0 ? j->score_from : x->window;
+	x->link_gbps = j->link_gbps;
+	x->moe_ms = j->moe_ms;
 }
 
 int
@@ -199,7 +201,7 @@ mk_eplb_sweep(const struct mk_eplb_replay_job *j, int E,
 	const int lim[ND] = { j->neng, o->nr > 0 ? o->nr : o->nred, o->ng,
 	    o->nn, o->nk, o->npol, o->nalgo, o->nwin, j->nitv, o->nhis,
 	    o->nmov, o->ngain, o->nbytes, j->nasync, j->nchunk, j->nupd };
-	int i[ND], m = 0, d;
+	int i[ND], m = 0, d, first;
 
 	check_given(j);
 	memset(i, 0, sizeof(i));
@@ -219,5 +221,10 @@ mk_eplb_sweep(const struct mk_eplb_replay_job *j, int E,
 		if (d == ND)
 			break;
 	}
+	/* rows compared are scored alike: from the latest first window */
+	for (d = 0, first = 0; j->score_from < 0 && d < m; d++)
+		first = rc[d].score_from > first ? rc[d].score_from : first;
+	for (d = 0; j->score_from < 0 && d < m; d++)
+		rc[d].score_from = first;
 	return m;
 }

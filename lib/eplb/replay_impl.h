@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "eplb/eplb_replay.h"
+#include "eplb/eplb_xfer.h"
 
 /* One configuration's replay. */
 struct replay_state {
@@ -22,6 +23,7 @@ struct replay_state {
 	int64_t	*cnt;		/* [E] scratch */
 	double	*bal;		/* [T] each scored step's balancedness */
 	double	*row;		/* [L][E] a step, where the log has no w */
+	struct mk_eplb_xfer_work *xw;	/* the transfers' scratch */
 };
 
 /* What each step came to: its loads, moves and traffic. */
@@ -32,6 +34,15 @@ struct replay_steps {
 
 /* Step t's loads [L][E] (row: room for them, where the log has no w). */
 const double *replay_step(const struct replay_state *s, int t, double *row);
+
+/*
+ * Layer l of the placement serving now changes to p, from step u on:
+ * what it moves, copies and sends, into res where u is scored (host: the
+ * copies come from host memory, as TensorRT-LLM's, nothing is sent).
+ * Does not install p.  Returns the slots changed.
+ */
+int64_t	replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
+	    int host, struct mk_replay_res *res);
 
 /* ex and inv of layer l from p2l. */
 void	replay_shares(struct replay_state *s, int l);

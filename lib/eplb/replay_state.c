@@ -19,6 +19,34 @@ replay_step(const struct replay_state *s, int t, double *row)
 	return row;
 }
 
+int64_t
+replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
+    int host, struct mk_replay_res *res)
+{
+	const struct mk_replay_cfg *rc = s->rc;
+	const int R = rc->c.R;
+	const int64_t *cur = s->p2l + (size_t)l * R;
+	const struct mk_eplb_side a = { cur, R, rc->c.G, NULL };
+	const struct mk_eplb_side b = { p, R, rc->c.G, NULL };
+	struct mk_eplb_moves m;
+	struct mk_eplb_xfer x;
+
+	mk_eplb_migration(&rc->c, cur, p, &m);
+	if (m.changed == 0 || u < rc->score_from)
+		return m.changed;
+	res->moves += m.changed;
+	res->copies += host ? m.changed : m.copies;
+	if (host)
+		return m.changed;
+	res->copies_inter += m.inter;
+	mk_eplb_xfer(s->xw, &a, &b, rc->c.E, rc->expert_bytes, rc->link_gbps,
+	    &x);
+	res->transfers += x.transfers;
+	res->batches += x.batches;
+	res->move_s += x.move_s;
+	return m.changed;
+}
+
 void
 replay_shares(struct replay_state *s, int l)
 {

@@ -32,6 +32,7 @@ main(void)
 	suite_stream();
 	suite_kern();
 	suite_eplb();
+	suite_eplb_xfer();
 	suite_loads();
 	suite_replay();
 	/* the kernel first: the layout trusts its counts */

@@ -61,6 +61,7 @@ void	suite_csv(void);
 void	suite_stream(void);
 void	suite_kern(void);
 void	suite_eplb(void);
+void	suite_eplb_xfer(void);
 void	suite_loads(void);
 void	suite_a2a(void);
 void	suite_a2a_capacity(void);
