@@ -14,15 +14,52 @@
 
 static const char *const algos[] = { "deepseek", "waterfill", "best" };
 
+/*
+ * Every setting the row's engine has, named as its option: no window or
+ * interval for TensorRT-LLM, history and budgets for the ideal loop only,
+ * "none" where a budget is off; the step scored from.
+ */
 const char *
 mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s, r %d, G %d, n %d, g %d, %s, %s, window %d, "
-	    "interval %d, history %d, max-moves %lld, min-gain %g",
-	    mk_eplb_engine_name(rc->engine), rc->c.R, rc->c.G, rc->c.N,
-	    rc->c.K, rc->c.hier ? "hierarchical" : "global",
-	    algos[rc->c.algo], rc->window, rc->interval, rc->history,
-	    (long long)rc->max_moves, rc->min_gain);
+	const int trt = rc->engine == MK_ENGINE_TRTLLM;
+	size_t off = 0;
+
+#define PUT(...)	do { if (off < size) off += (size_t)snprintf(	\
+	buf + off, size - off, __VA_ARGS__); } while (0)
+	PUT("%s, r %d, G %d, n %d", mk_eplb_engine_name(rc->engine), rc->c.R,
+	    rc->c.G, rc->c.N);
+	if (!trt)
+		PUT(", g %d, %s, %s, window %d, interval %d", rc->c.K,
+		    rc->c.hier ? "hierarchical" : "global", algos[rc->c.algo],
+		    rc->window, rc->interval);
+	switch (rc->engine) {
+	case MK_ENGINE_IDEAL:
+		PUT(", history %d", rc->history);
+		if (rc->max_moves < 0)
+			PUT(", max-moves none");
+		else
+			PUT(", max-moves %lld", (long long)rc->max_moves);
+		if (rc->min_gain < 0)
+			PUT(", min-gain none");
+		else
+			PUT(", min-gain %g", rc->min_gain);
+		break;
+	case MK_ENGINE_VLLM:
+		PUT(", async %s", rc->async ? "on" : "off");
+		break;
+	case MK_ENGINE_SGLANG:
+		if (rc->chunk > 0)
+			PUT(", layers-per-chunk %d", rc->chunk);
+		else
+			PUT(", layers-per-chunk all");
+		break;
+	default:
+		PUT(", layer-updates-per-iter %d", rc->updates);
+		break;
+	}
+	PUT(", scored from step %d", rc->score_from);
+#undef PUT
 	return buf;
 }
 

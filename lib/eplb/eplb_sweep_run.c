@@ -184,11 +184,11 @@ make_cfg(const struct mk_eplb_replay_job *j, int E, const int *i,
 		x->history = 1;
 	engine_rules(x, o);
 	engine_steps(x);
+	x->score_from = j->score_from >= 0 ? j->score_from : x->window;
 	if (mk_eplb_config(&x->c, x->policy, &e) < 0 &&
 	    (x->c.hier = x->policy != MK_EPLB_GLOBAL, 1))
 		mk_usage_error("%s (configuration %s)", e.msg,
 		    mk_eplb_replay_label(x, lab, sizeof(lab)));
-	x->score_from = j->score_from >= 0 ? j->score_from : x->window;
 	x->link_gbps = j->link_gbps;
 	x->moe_ms = j->moe_ms;
 }

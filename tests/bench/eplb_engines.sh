@@ -10,8 +10,10 @@
 # once into build/bench/dsv3-drift-10k.npy, 594 MB).  32 GPUs in 4 nodes,
 # 8 expert groups, 288 slots; every row scored from step 3000 so that
 # engines compare.
-#   advice  each engine's sweep over its own knobs (a CSV table each);
-#           vLLM's picture is the README's, docs/eplb-replay-vllm.svg
+#   advice  each engine's sweep over its own knobs (a CSV table each),
+#           moves charged on a 400 Gbit/s link, a step's MoE 20 ms at
+#           perfect balance; vLLM's picture is the README's,
+#           docs/eplb-replay-vllm.svg
 #   algo    the ideal loop, -a deepseek against -a best, one window a
 #           re-plan and several (--history): held out by construction
 #   speed   farm-bench: --engine vllm beside ideal on one sweep; the
@@ -33,14 +35,15 @@ what=${*:-advice algo speed}
 for w in $what; do
 	case $w in
 	advice)
-		run -g 8 --score-from 3000 --engine ideal --window 200,1000 \
+		cost="--link-gbps 400 --moe-ms 20"
+		run $cost -g 8 --score-from 3000 --engine ideal --window 200,1000 \
 		    --interval 100,1000,3000
-		run -g 8 --score-from 3000 --engine vllm --window 200,1000 \
+		run $cost -g 8 --score-from 3000 --engine vllm --window 200,1000 \
 		    --interval 100,1000,3000 --async on,off \
 		    --plot ../../docs/eplb-replay-vllm.svg
-		run -g 8 --score-from 3000 --engine sglang \
+		run $cost -g 8 --score-from 3000 --engine sglang \
 		    --interval 100,1000,3000 --layers-per-chunk 58,8
-		run --score-from 3000 --engine trtllm \
+		run $cost --score-from 3000 --engine trtllm \
 		    --layer-updates-per-iter 1,2,8,58
 		;;
 	algo)

@@ -67,3 +67,10 @@ eplb-replay --quiet --engine ideal -r 288 -G 32 -n 4 -g 8 --policy hierarchical,
     --window 40 --interval 40 --plot k.svg $log > /dev/null
 render k.svg
 grep -o 'hover: which): [^;]*' k.svg
+# the hover text names every setting each engine has, none it lacks, no
+# internal value (-1), and the step scored from
+eplb-replay --quiet --engine ideal,vllm,sglang,trtllm -r 288 -G 32 -n 4 -g 8 --window 40 \
+    --interval 40 --layers-per-chunk 8 --layer-updates-per-iter 2 --plot h.svg $log > /dev/null
+render h.svg
+sed -n 's/.*<circle[^>]*><title>\([^:]*\):.*/\1/p' h.svg
+echo "internal values: $(grep -c -- '-1[,<]' h.svg)"
