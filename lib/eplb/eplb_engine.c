@@ -432,6 +432,7 @@ trtllm_step(struct engine *g, int t, struct mk_replay_res *res,
 		memset(g->decay + (size_t)l * g->E, 0, sizeof(float) *
 		    (size_t)g->E);
 	}
+	replay_host_done(g->s, res);
 	plan_done(g, res);
 	rcode = 0;
 out:

@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/mem.h"
 #include "base/threads.h"
@@ -150,6 +153,7 @@ state_free(struct replay_state *s)
 	mk_mem_free(s->inv);
 	mk_mem_free(s->ww);
 	mk_eplb_xfer_work_free(s->xw);
+	free(s->hostg);
 	free(s->cnt);
 	free(s->bal);
 	free(s->row);
@@ -177,8 +181,9 @@ state_init(struct replay_state *s, const struct mk_replay_cfg *rc,
 	s->bal = malloc(sizeof(double) * ((size_t)log->T + 1));
 	s->row = malloc(sizeof(double) * (size_t)log->L * (size_t)log->E);
 	s->xw = mk_eplb_xfer_work(rc->c.G, log->E);
+	s->hostg = calloc((size_t)rc->c.G, sizeof(int64_t));
 	if (!s->p2l || !s->ex || !s->inv || !s->ww || !s->cnt || !s->bal ||
-	    !s->row || !s->xw) {
+	    !s->row || !s->xw || !s->hostg) {
 		state_free(s);
 		return mk_err_data(e, "out of memory replaying %d layers", log->L);
 	}
@@ -260,30 +265,65 @@ play(struct replay_state *s, struct replay_steps *x, struct mk_replay_res *res,
 }
 
 /*
- * res->base_s: the scored steps' MoE seconds without EPLB, one replica of
- * each expert, E/G consecutive experts a GPU (eplb-plan's baseline): the
- * same for every engine, so that speedups compare.
+ * ratio[t]: step t's largest GPU load over the mean without EPLB, one
+ * replica of each expert, E/G consecutive experts a GPU (eplb-plan's
+ * baseline), summed over layers (0 for a step without load), steps from
+ * `from` on, on `threads` threads.  The same for every configuration of
+ * c->G GPUs: a sweep makes it once.  Returns 0 or -1 with e.
  */
-static void
-base_seconds(const struct replay_state *s, struct mk_replay_res *res)
+static int
+base_ratio(const struct mk_replay_log *log, const struct mk_eplb_cfg *c,
+    int from, int threads, double *ratio, struct mk_err *e)
 {
-	const struct mk_replay_cfg *rc = s->rc;
-	const int L = s->log->L, E = s->log->E;
-	const double *w;
-	double max, mean;
-	int t, l, e;
+	const int L = log->L, E = log->E;
+	const size_t LE = (size_t)L * (size_t)E;
+	double *rows = NULL;
 
-	for (t = rc->score_from; t < s->log->T; t++) {
-		w = replay_step(s, t, s->row);
-		for (max = mean = 0, l = 0; l < L; l++) {
-			max += mk_eplb_noeplb_max(&rc->c, w + (size_t)l * E);
-			for (e = 0; e < E; e++)
-				mean += w[(size_t)l * E + e];
+	/* a step's row a thread, where the log makes them */
+	if (threads < 1)
+		threads = 1;
+	if (log->w == NULL && (rows = malloc(sizeof(double) * LE *
+	    (size_t)threads)) == NULL)
+		return mk_err_data(e, "out of memory replaying %d layers", L);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+	{
+		double *row = rows, max, sum;
+		const double *w;
+		int t, l, k;
+
+#ifdef _OPENMP
+		if (rows != NULL)
+			row = rows + LE * (size_t)omp_get_thread_num();
+#endif
+#pragma omp for schedule(static)
+		for (t = from; t < log->T; t++) {
+			if (log->w != NULL) {
+				w = log->w + (size_t)t * LE;
+			} else {
+				log->step(log->sctx, t, row);
+				w = row;
+			}
+			for (max = sum = 0, l = 0; l < L; l++) {
+				max += mk_eplb_noeplb_max(c, w + (size_t)l * E);
+				for (k = 0; k < E; k++)
+					sum += w[(size_t)l * E + k];
+			}
+			ratio[t] = sum > 0 ? max * c->G / sum : 0;
 		}
-		mean /= rc->c.G;
-		if (mean > 0)
-			res->base_s += rc->moe_ms / 1e3 * max / mean;
 	}
+	free(rows);
+	return 0;
+}
+
+/* res->base_s: the scored steps' MoE seconds without EPLB (ratio). */
+static void
+base_seconds(const struct mk_replay_cfg *rc, int T, const double *ratio,
+    struct mk_replay_res *res)
+{
+	int t;
+
+	for (res->base_s = 0, t = rc->score_from; t < T; t++)
+		res->base_s += rc->moe_ms / 1e3 * ratio[t];
 }
 
 /* The replay of rc on `threads` threads (mk_eplb_replay). */
@@ -339,8 +379,6 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 			res->moe_s += rc->moe_ms / 1e3 * x.max[t] / x.mean[t];
 		res->scored++;
 	}
-	if (rc->moe_ms > 0)
-		base_seconds(&s, res);
 	res->balancedness = smax > 0 ? smean / smax : 1;
 	res->par = smean > 0 ? smax / smean : 1;
 	res->p5 = quantile(s.bal, n, 0.05);
@@ -364,8 +402,60 @@ int
 mk_eplb_replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
     struct mk_replay_res *res, struct mk_replay_steps *st, struct mk_err *e)
 {
-	return replay(rc, log, res, st, mk_threads_for((double)log->T *
-	    log->L * rc->c.R * SLOT_MS), e);
+	const int threads = mk_threads_for((double)log->T * log->L * rc->c.R *
+	    SLOT_MS);
+	double *ratio = NULL;
+	int r;
+
+	if (rc->moe_ms > 0 && ((ratio = malloc(sizeof(double) *
+	    ((size_t)log->T + 1))) == NULL || base_ratio(log, &rc->c,
+	    rc->score_from, threads, ratio, e) < 0)) {
+		free(ratio);
+		return ratio == NULL ? mk_err_data(e, "out of memory replaying "
+		    "%d steps", log->T) : -1;
+	}
+	r = replay(rc, log, res, st, threads, e);
+	if (r == 0 && ratio != NULL)
+		base_seconds(rc, log->T, ratio, res);
+	free(ratio);
+	return r;
+}
+
+/*
+ * The no-EPLB ratios of every configuration of rc[0..n) that asks for
+ * them (--moe-ms), one array per count of GPUs, from the earliest step
+ * any of them scores: into res[k].base_s.  Returns 0 or -1 with e.
+ */
+static int
+sweep_base(const struct mk_replay_cfg *rc, int n,
+    const struct mk_replay_log *log, int threads, struct mk_replay_res *res,
+    struct mk_err *e)
+{
+	double *ratio = malloc(sizeof(double) * ((size_t)log->T + 1));
+	int k, j, from;
+
+	if (ratio == NULL)
+		return mk_err_data(e, "out of memory replaying %d steps",
+		    log->T);
+	for (k = 0; k < n; k++) {
+		/* once for each G, where it first appears */
+		for (j = 0; j < k && rc[j].c.G != rc[k].c.G; j++)
+			;
+		if (rc[k].moe_ms <= 0 || j < k)
+			continue;
+		for (from = log->T, j = k; j < n; j++)
+			if (rc[j].c.G == rc[k].c.G && rc[j].score_from < from)
+				from = rc[j].score_from;
+		if (base_ratio(log, &rc[k].c, from, threads, ratio, e) < 0) {
+			free(ratio);
+			return -1;
+		}
+		for (j = k; j < n; j++)
+			if (rc[j].c.G == rc[k].c.G)
+				base_seconds(&rc[j], log->T, ratio, &res[j]);
+	}
+	free(ratio);
+	return 0;
 }
 
 int
@@ -384,7 +474,8 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 
 		/* several at once: each on one thread */
 		if ((T > 1 ? replay(&rc[k], log, &res[k], NULL, 1, &ek) :
-		    mk_eplb_replay(&rc[k], log, &res[k], NULL, &ek)) < 0) {
+		    replay(&rc[k], log, &res[k], NULL, mk_threads_for((double)
+		    log->T * log->L * rc[k].c.R * SLOT_MS), &ek)) < 0) {
 #pragma omp critical
 			if (k < bad) {
 				bad = k;
@@ -396,7 +487,9 @@ mk_eplb_replay_sweep(const struct mk_replay_cfg *rc, int n,
 			team->done(team->ctx, k, n);
 		}
 	}
-	return bad < n ? -1 : 0;
+	if (bad < n)
+		return -1;
+	return sweep_base(rc, n, log, threads < 1 ? 1 : threads, res, e);
 }
 
 /* A count, or the empty field for one that does not apply (< 0). */

@@ -24,6 +24,8 @@ struct replay_state {
 	double	*bal;		/* [T] each scored step's balancedness */
 	double	*row;		/* [L][E] a step, where the log has no w */
 	struct mk_eplb_xfer_work *xw;	/* the transfers' scratch */
+	int64_t	*hostg;		/* [G] slots each GPU copies from host this
+				 * step (TensorRT-LLM) */
 };
 
 /* What each step came to: its loads, moves and traffic. */
@@ -38,11 +40,19 @@ const double *replay_step(const struct replay_state *s, int t, double *row);
 /*
  * Layer l of the placement serving now changes to p, from step u on:
  * what it moves, copies and sends, into res where u is scored (host: the
- * copies come from host memory, as TensorRT-LLM's, nothing is sent).
+ * copies come from host memory, as TensorRT-LLM's, nothing is sent; each
+ * GPU's into hostg).
  * Does not install p.  Returns the slots changed.
  */
 int64_t	replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
 	    int host, struct mk_replay_res *res);
+
+/*
+ * TensorRT-LLM's step's host copies are done: into res->move_s, what the
+ * GPU copying most takes on link_gbps beyond a step's MoE at perfect
+ * balance (moe_ms), which its background copies overlap.
+ */
+void	replay_host_done(struct replay_state *s, struct mk_replay_res *res);
 
 /* ex and inv of layer l from p2l. */
 void	replay_shares(struct replay_state *s, int l);

@@ -30,14 +30,18 @@ replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
 	const struct mk_eplb_side b = { p, R, rc->c.G, NULL };
 	struct mk_eplb_moves m;
 	struct mk_eplb_xfer x;
+	int r;
 
 	mk_eplb_migration(&rc->c, cur, p, &m);
 	if (m.changed == 0 || u < rc->score_from)
 		return m.changed;
 	res->moves += m.changed;
 	res->copies += host ? m.changed : m.copies;
-	if (host)
+	if (host) {
+		for (r = 0; r < R; r++)
+			s->hostg[r / (R / rc->c.G)] += cur[r] != p[r];
 		return m.changed;
+	}
 	res->copies_inter += m.inter;
 	mk_eplb_xfer(s->xw, &a, &b, rc->c.E, rc->expert_bytes, rc->link_gbps,
 	    &x);
@@ -45,6 +49,27 @@ replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
 	res->batches += x.batches;
 	res->move_s += x.move_s;
 	return m.changed;
+}
+
+void
+replay_host_done(struct replay_state *s, struct mk_replay_res *res)
+{
+	const struct mk_replay_cfg *rc = s->rc;
+	int64_t most = 0;
+	double copy;
+	int g;
+
+	for (g = 0; g < rc->c.G; g++) {
+		most = s->hostg[g] > most ? s->hostg[g] : most;
+		s->hostg[g] = 0;
+	}
+	if (rc->link_gbps <= 0)
+		return;
+	/* the copies overlap the step's MoE; the step waits for the rest */
+	copy = (double)most * rc->expert_bytes * 8 / (rc->link_gbps * 1e9) -
+	    rc->moe_ms / 1e3;
+	if (copy > 0)
+		res->move_s += copy;
 }
 
 void
