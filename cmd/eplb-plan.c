@@ -12,7 +12,8 @@
 #include "eplb/eplb_run.h"
 
 enum { O_OBJ = MK_EPLB_O_OWN, O_WIDTH, O_PREV, O_EVAL, O_ROUTING, O_STATS,
-	O_REPORT, O_PLOT, O_XFER, O_EFFORT, O_UPD, O_FILES, NOPT };
+	O_REPORT, O_PLOT, O_XFER, O_LOST, O_PGPUS, O_EFFORT, O_UPD, O_FILES,
+	NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_OBJ] = { MK_OPT_VALUE, NULL, "objective", "mean|worst", "best's, "
@@ -34,6 +35,10 @@ static struct mk_opt opts[NOPT] = {
 	[O_XFER] = { MK_OPT_PATH, NULL, "transfers", "FILE", "with --prev: "
 	    "per layer, the expert transfers, their batches and bytes (CSV)",
 	    NULL },
+	[O_LOST] = { MK_OPT_VALUE, NULL, "lost-gpus", "LIST", "with --prev: "
+	    "its GPUs gone (-r, -G describe it); plan on the survivors", NULL },
+	[O_PGPUS] = { MK_OPT_VALUE, NULL, "prev-gpus", "N", "with --prev: "
+	    "its GPUs, where -r, -G describe another group", NULL },
 	[O_EFFORT] = { MK_OPT_VALUE, NULL, "effort", "N", "best's search steps "
 	    "(default 64)", NULL },
 	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "K",
@@ -50,7 +55,8 @@ static const struct mk_usage usage = {
 	    "[--expert-bytes B] [--skip-zero-layers] "
 	    "[--objective mean|worst] [--log2phy-width full|max] "
 	    "[--prev PLAN] [--eval PLAN] [--routing FILE] [--stats] "
-	    "[--report FILE] [--plot FILE.svg] [--transfers FILE] [--effort N] "
+	    "[--report FILE] [--plot FILE.svg] [--transfers FILE] "
+	    "[--lost-gpus LIST] [--prev-gpus N] [--effort N] "
 	    "[--layer-updates-per-iter K] "
 	    "[-f csv|npy|npz|sglang|vllm|trtllm] [--emit LIST] [-o FILE] [--threads N] "
 	    "[--quiet] [-hVv] [FILE ...]",
@@ -66,6 +72,35 @@ static const struct mk_usage usage = {
 	    "{\"load_history\"} JSON; several FILEs are several scenarios;\n"
 	    "none or -: stdin.\n",
 };
+
+/*
+ * --lost-gpus and --prev-gpus: both describe the plan before, so need
+ * --prev; the GPUs named lost are OLD's (-G), each once, not all.
+ */
+static void
+lost_of(struct mk_eplb_plan_job *j)
+{
+	int i, k;
+
+	j->prev_gpus = (int)mk_opt_int_in(&opts[O_PGPUS], 1, 1 << 24, 0);
+	if (mk_opt_given(&opts[O_LOST]))
+		j->nlost = mk_opt_ints(&opts[O_LOST], 0, j->cfg.G - 1, j->lost,
+		    MK_EPLB_LOST_MAX, 0);
+	if ((j->nlost > 0 || j->prev_gpus > 0) && j->prev == NULL)
+		mk_usage_error("--%s: the GPUs of the plan before: give --prev "
+		    "PLAN", j->nlost > 0 ? "lost-gpus" : "prev-gpus");
+	if (j->nlost > 0 && j->prev_gpus > 0)
+		mk_usage_error("--lost-gpus and --prev-gpus: give one (with "
+		    "--lost-gpus, -r and -G describe the plan before)");
+	for (i = 0; i < j->nlost; i++)
+		for (k = 0; k < i; k++)
+			if (j->lost[k] == j->lost[i])
+				mk_usage_error("--lost-gpus: GPU %d named twice",
+				    j->lost[i]);
+	if (j->nlost >= j->cfg.G)
+		mk_usage_error("--lost-gpus: all %d GPUs lost: nothing to plan "
+		    "on", j->cfg.G);
+}
 
 /* The job from the parsed table. */
 static void
@@ -101,6 +136,7 @@ job_of(struct mk_eplb_plan_job *j)
 	if (j->transfers != NULL && j->prev == NULL)
 		mk_usage_error("--transfers %s: what a change sends needs the "
 		    "plan before it: give --prev PLAN", j->transfers);
+	lost_of(j);
 	j->stats = mk_opt_given(&opts[O_STATS]) > 0 || j->report != NULL;
 	j->updates = (int)mk_opt_int_in(&opts[O_UPD], 0, 1 << 20, 0);
 	j->files = mk_opt_paths(&opts[O_FILES], &j->nfiles);

@@ -216,32 +216,51 @@ keep_prev(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 		    "keeping the previous plan" : "taking the new one");
 }
 
-/* The plan for the loads (with --prev, *prev: the previous one). */
+/*
+ * --max-moves M with a carry: the repair's changes are the least any plan
+ * makes; the rest of M walks from the repaired plan towards the new one.
+ */
+static int64_t
+budget(const struct mk_eplb_plan_job *o, const struct mk_eplb_prevs *p)
+{
+	struct mk_err e;
+
+	if (o->max_moves >= p->least)
+		return o->max_moves - p->least;
+	mk_err_data(&e, "--max-moves %lld: the plan on the new GPUs must "
+	    "change at least %lld slots (an empty slot or a lost expert's "
+	    "each)", (long long)o->max_moves, (long long)p->least);
+	mk_fail(NULL, &e);
+	return 0;
+}
+
+/* The plan for the loads (with --prev, *p: the previous one). */
 static void
 make_plan(struct mk_eplb_plan_job *o, const struct mk_loads *ld, struct mk_eplb_out *plan,
-    int64_t **prev)
+    struct mk_eplb_prevs *p)
 {
-	struct mk_phy2log pl = { 0 };
 	struct mk_eplb_problem pb;
 	struct mk_err e;
 	double t0;
 
 	configure(o, ld);
 	if (o->prev != NULL)
-		*prev = plan_rows(&pl, o->prev, "--prev", &o->cfg, ld);
+		mk_eplb_prevs_read(o, ld, p);
 	pb = (struct mk_eplb_problem){ .c = &o->cfg, .w = ld->w, .S = ld->S,
-	    .L = ld->L, .prev = *prev, .width_max = o->width_max };
+	    .L = ld->L, .prev = p->rows, .width_max = o->width_max };
 	t0 = mk_seconds();
 	if (mk_eplb_plan_all(&pb, plan, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->c.verbose)
 		fprintf(stderr, "%s: planned in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
-	if (*prev != NULL && o->max_moves >= 0 && mk_eplb_limit_moves(&pb,
-	    o->max_moves, plan, &e) < 0)
+	/* budgets and gains count from a whole plan: the repaired one */
+	pb.prev = p->whole;
+	if (p->rows != NULL && o->max_moves >= 0 && mk_eplb_limit_moves(&pb,
+	    budget(o, p), plan, &e) < 0)
 		mk_fail(NULL, &e);
-	if (*prev != NULL && o->min_gain >= 0)
-		keep_prev(o, ld, *prev, plan);
+	if (p->rows != NULL && o->min_gain >= 0)
+		keep_prev(o, ld, p->whole, plan);
 }
 
 /*
@@ -377,11 +396,11 @@ routing_traffic(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
  */
 static void
 write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
-    const struct mk_eplb_out *plan, const int64_t *prev)
+    const struct mk_eplb_out *plan, const struct mk_eplb_prevs *p)
 {
 	static const char *const evals[] = { "gpu_load" };
 	const struct mk_eplb_problem pb = { .c = &o->cfg, .w = ld->w, .S =
-	    ld->S, .L = ld->L, .prev = prev, .width_max = o->width_max };
+	    ld->S, .L = ld->L, .prev = p->rows, .width_max = o->width_max };
 	struct mk_eplb_out all;
 	struct mk_out *w, *rep, *pic, *xf;
 	struct mk_err e;
@@ -421,15 +440,15 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	    o->eval_by_index }, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
-		plot(o, ld, pic->fp, plan, prev);
+		plot(o, ld, pic->fp, plan, p->whole);
 		mk_out_close(pic);
 	}
 	if (xf != NULL) {
 		if (mk_eplb_xfer_write(xf->fp, &(struct mk_eplb_xfer_table){
-		    .old = prev, .new_ = plan->phy2log, .L = ld->L, .R_old =
-		    o->cfg.R, .G_old = o->cfg.G, .R = o->cfg.R, .G = o->cfg.G,
-		    .E = o->cfg.E, .layer = ld->layer, .expert_bytes =
-		    o->expert_bytes }, &e) < 0)
+		    .old = p->old, .new_ = plan->phy2log, .L = ld->L, .R_old =
+		    p->R_old, .G_old = p->G_old, .id = p->id, .R = o->cfg.R,
+		    .G = o->cfg.G, .E = o->cfg.E, .layer = ld->layer,
+		    .expert_bytes = o->expert_bytes }, &e) < 0)
 			mk_fail(NULL, &e);
 		mk_out_close(xf);
 	}
@@ -455,10 +474,10 @@ int
 mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 {
 	struct mk_eplb_out plan;
+	struct mk_eplb_prevs prev = { 0 };
 	struct mk_loads ld;
 	struct mk_err e;
 	double t0;
-	int64_t *prev = NULL;
 	char note[1024];
 	int fmt, i;
 
@@ -481,13 +500,17 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 		eval_plan(o, &ld, &plan);
 	else
 		make_plan(o, &ld, &plan, &prev);
-	write_all(o, &ld, fmt, &plan, prev);
+	write_all(o, &ld, fmt, &plan, &prev);
 	/* once all went well: a run that fails says one thing */
+	if (prev.note_policy[0] != '\0')
+		mk_note("%s", prev.note_policy);
+	if (prev.note[0] != '\0')
+		mk_note("%s", prev.note);
 	if (mk_loads_note(&ld, note, sizeof(note)))
 		mk_note("%s", note);
 	if (mk_loads_steps_note(&ld, note, sizeof(note)))
 		mk_note("%s", note);
-	free(prev);
+	mk_eplb_prevs_free(&prev);
 	mk_eplb_out_free(&plan);
 	mk_loads_free(&ld);
 	return MK_EXIT_OK;

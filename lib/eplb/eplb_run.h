@@ -15,6 +15,7 @@
 #include "eplb/eplb_replay.h"
 
 struct mk_moe_jsonl;
+struct mk_loads;
 
 /*
  * The options both tools take, by their index in a tool's table; a tool's
@@ -41,6 +42,7 @@ void	mk_eplb_opts_declare(struct mk_opt *t, int lists);
 void	mk_eplb_input(const char *path);
 
 #define MK_EPLB_LIST	32	/* values a list may hold */
+#define MK_EPLB_LOST_MAX 4096	/* GPUs --lost-gpus may name */
 
 /* Their values, as lists (one value each for eplb-plan). */
 struct mk_eplb_lists {
@@ -87,9 +89,42 @@ struct mk_eplb_plan_job {
 	int		 updates;	/* -f trtllm's layer_updates_per_iter */
 	const char	*report, *prev, *eval, *plot, *routing;
 	const char	*transfers;	/* --transfers FILE (with --prev) */
+	int		 lost[MK_EPLB_LOST_MAX], nlost;	/* --lost-gpus: OLD's
+					 * GPUs gone (-r, -G describe OLD) */
+	int		 prev_gpus;	/* --prev-gpus: OLD's GPUs, or 0 */
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
 };
+
+/*
+ * The plan before (--prev) as eplb-plan uses it.  With --lost-gpus or
+ * --prev-gpus it was made for other GPUs (eplb_carry.h): carried onto
+ * the new ones, and repaired.
+ */
+struct mk_eplb_prevs {
+	int64_t	*rows;		/* [L][R] on the new GPUs (-1: an empty
+				 * slot): what a plan is relabelled towards
+				 * and changes counted from */
+	int64_t	*whole;		/* [L][R] rows repaired, every expert held
+				 * (rows itself without a carry) */
+	int64_t	*old;		/* [L][R_old] as read */
+	int	 R_old, G_old;
+	int	*id;		/* [G_old] each old GPU's new one (-1: gone),
+				 * NULL: the same GPUs */
+	int64_t	 least;		/* slots any plan must change (the repair's) */
+	char	 note[600];	/* the experts that lost every copy, said
+				 * once all went well ("": none) */
+	char	 note_policy[120];	/* why the survivors' plan is global */
+};
+
+/*
+ * Read o->prev for the loads ld into *p, checked; with a carry, o->cfg
+ * becomes the new group's and p->note names the experts that lost every
+ * copy.  Exits on an error.
+ */
+void	mk_eplb_prevs_read(struct mk_eplb_plan_job *o, const struct mk_loads *ld,
+	    struct mk_eplb_prevs *p);
+void	mk_eplb_prevs_free(struct mk_eplb_prevs *p);
 
 /*
  * eplb-plan: read the loads, plan (or score --eval's plan), write the
