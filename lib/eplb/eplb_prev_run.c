@@ -145,26 +145,30 @@ mk_eplb_prevs_read(struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 	int l;
 
 	memset(p, 0, sizeof(*p));
+	e.msg[0] = '\0';
 	if (mk_phy2log_read(o->prev, "--prev", &pl, &e) < 0)
 		mk_fail(NULL, &e);
 	p->R_old = o->cfg.R;
 	p->G_old = o->cfg.G;
+	/* a plan that does not fit the options is an unusable plan: 1 */
 	if (o->prev_gpus > 0) {
 		p->R_old = pl.R;
 		p->G_old = o->prev_gpus;
 		if (pl.R % o->prev_gpus != 0)
-			mk_usage_error("--prev-gpus %d: %s's %d slots a layer do "
+			mk_err_data(&e, "--prev-gpus %d: %s's %d slots a layer do "
 			    "not split over %d GPUs", o->prev_gpus, o->prev,
 			    pl.R, o->prev_gpus);
 	} else if (o->nlost == 0 && pl.R != o->cfg.R) {
-		mk_usage_error("--prev %s: its plan has %d slots a layer, not "
-		    "%d: for another group of GPUs, --prev-gpus names its "
-		    "GPUs", o->prev, pl.R, o->cfg.R);
+		mk_err_data(&e, "--prev %s: its plan has %d slots a layer, not "
+		    "%d: for another group of GPUs, --prev-gpus names its GPUs",
+		    o->prev, pl.R, o->cfg.R);
 	} else if (pl.R != o->cfg.R) {
-		mk_usage_error("--prev %s: its plan has %d slots a layer, not "
+		mk_err_data(&e, "--prev %s: its plan has %d slots a layer, not "
 		    "-r's %d (with --lost-gpus, -r and -G describe the plan "
 		    "before the loss)", o->prev, pl.R, o->cfg.R);
 	}
+	if (p->R_old % p->G_old != 0 || pl.R != p->R_old)
+		mk_fail(NULL, &e);
 	if ((p->old = mk_phy2log_rows(&pl, ld->L, ld->L0, ld->layer, p->R_old,
 	    o->cfg.E, &e)) == NULL)
 		mk_fail(NULL, &e);

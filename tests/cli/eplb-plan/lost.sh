@@ -21,9 +21,9 @@ fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus 1,1 w.csv
 fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus 0,1,2,3 w.csv
 fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus 0,1 w.csv
 fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus 1 --prev-gpus 4 w.csv
-fails 2 eplb-plan -r 10 -G 5 --prev old.csv --prev-gpus 3 w.csv
-fails 2 eplb-plan -r 10 -G 5 --prev old.csv w.csv
-fails 2 eplb-plan -r 6 -G 2 --prev old.csv --lost-gpus 1 w.csv
+fails 1 eplb-plan -r 10 -G 5 --prev old.csv --prev-gpus 3 w.csv
+fails 1 eplb-plan -r 10 -G 5 --prev old.csv w.csv
+fails 1 eplb-plan -r 6 -G 2 --prev old.csv --lost-gpus 1 w.csv
 fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus -1 w.csv
 rm old.csv w.csv t.csv new.csv r.csv
 only_files
