@@ -67,12 +67,19 @@ mk_a2a_read_plan(struct mk_a2a_layout_job *o, struct mk_phy2log *pl)
 	struct mk_a2a_job_opts *j = &o->job;
 	const char *name = strcmp(o->phy2log, "-") ? o->phy2log : "stdin";
 	struct mk_err e;
+	int l;
 
 	if (mk_phy2log_read(o->phy2log, "--phy2log", pl, &e) < 0)
 		mk_fail(NULL, &e);
 	if (o->layer >= pl->L)
 		mk_usage_error("--layer %d: %s has %d layers", o->layer, name,
 		    pl->L);
+	/* TensorRT-LLM's YAML keys its rows by layer: the ones used given */
+	for (l = o->per_step ? 0 : o->layer; pl->has != NULL && l < (o->per_step
+	    ? pl->L : o->layer + 1); l++)
+		if (!pl->has[l])
+			mk_usage_error("--layer %d: %s has no row for layer %d",
+			    o->layer, name, l);
 	j->plan = pl->p + (size_t)o->layer * (size_t)pl->R;
 	j->plan_rows = o->per_step ? pl->L : 1;
 	j->plan_slots = pl->R;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "moe/plan.h"
+#include "moe/plan_impl.h"
 #include "tensor/json.h"
 #include "tensor/stream.h"
 
@@ -11,6 +11,7 @@ void
 mk_phy2log_free(struct mk_phy2log *pl)
 {
 	free(pl->p);
+	free(pl->has);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -45,7 +46,10 @@ take(struct mk_phy2log *pl, const struct mk_tensor *t, const char *what,
 	return 0;
 }
 
-/* SGLang's {"physical_to_logical_map": [[...]]} into pl. */
+/*
+ * SGLang's {"physical_to_logical_map": [[...]]}, or vLLM's line with
+ * "initial_global_assignments", into pl.
+ */
 static int
 from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
     struct mk_err *e)
@@ -61,6 +65,15 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 		return -1;
 	mk_json_init(&j, (const char *)p, n, mk_src_name(s), e);
 	while ((r = mk_json_key(&j, key, sizeof(key))) > 0) {
+		if (strcmp(key, "initial_global_assignments") == 0) {
+			if (seen++ || mk_phy2log_keyed_json(&j, what, pl, e) <
+			    0) {
+				free(v);
+				return seen > 1 ? mk_json_fail(&j, "a second "
+				    "map") : -1;
+			}
+			continue;
+		}
 		if (strcmp(key, "physical_to_logical_map") != 0) {
 			if (mk_json_skip(&j) < 0)
 				return -1;
@@ -68,8 +81,7 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 		}
 		if (seen++) {
 			free(v);
-			return mk_json_fail(&j, "a second "
-			    "physical_to_logical_map");
+			return mk_json_fail(&j, "a second map");
 		}
 		if (mk_json_numbers(&j, "physical_to_logical_map", 2,
 		    (size_t)1 << 28, &nd, dims, &v) < 0)
@@ -79,11 +91,14 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 		free(v);
 		return -1;
 	}
+	if (seen && pl->p != NULL)	/* vLLM's, read */
+		return 0;
 	if (!seen || nd != 2 || dims[0] > INT32_MAX || dims[1] > INT32_MAX) {
 		free(v);
 		return mk_err_data(e, "%s: not SGLang's "
 		    "{\"physical_to_logical_map\": [[...]]} (a [layers, slots] "
-		    "map)", what);
+		    "map) or vLLM's {\"initial_global_assignments\": {...}}",
+		    what);
 	}
 	pl->ndim = 2;
 	pl->L = (int)(pl->shape[0] = (int64_t)dims[0]);
@@ -113,6 +128,42 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 	return 0;
 }
 
+/* The first tensor of s into pl (t: room for it). */
+static int
+from_tensor(struct mk_src *s, const char *opt, const char *what,
+    struct mk_tensor *t, struct mk_phy2log *pl, struct mk_err *e)
+{
+	char msg[sizeof(e->msg) + 64];
+
+	if (mk_src_next(s, t, e) < 0) {
+		/* the reader's message already names the file */
+		snprintf(msg, sizeof(msg), "%s %s", opt, e->msg);
+		return mk_err_data(e, "%.*s", (int)sizeof(e->msg) - 1, msg);
+	}
+	return take(pl, t, what, e);
+}
+
+/* Text: TensorRT-LLM's YAML, or CSV read from the bytes taken. */
+static int
+from_text(struct mk_src *s, const char *opt, const char *what,
+    struct mk_tensor *t, struct mk_phy2log *pl, struct mk_err *e)
+{
+	const unsigned char *p;
+	struct mk_src *m;
+	size_t n;
+	int r;
+
+	if (mk_src_slurp(s, &p, &n, e) < 0)
+		return -1;
+	if (mk_phy2log_is_yaml(p, n))
+		return mk_phy2log_yaml(p, n, what, pl, e);
+	if ((m = mk_src_mem(p, n, mk_src_name(s), 0)) == NULL)
+		return mk_err_data(e, "%s: out of memory", what);
+	r = from_tensor(m, opt, what, t, pl, e);
+	mk_src_close(m);
+	return r;
+}
+
 int
 mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
     struct mk_err *e)
@@ -132,15 +183,12 @@ mk_phy2log_read(const char *path, const char *opt, struct mk_phy2log *pl,
 	snprintf(pl->what, sizeof(pl->what), "%.*s", (int)sizeof(pl->what) -
 	    1, what);
 	mk_tensor_init(&t);
-	if ((r = mk_src_format(s, e)) == MK_FMT_JSON) {
+	if ((r = mk_src_format(s, e)) == MK_FMT_JSON)
 		r = from_json(s, what, pl, e);
-	} else if (r < 0 || (r = mk_src_next(s, &t, e)) < 0) {
-		/* the reader's message already names the file */
-		snprintf(what, sizeof(what), "%s %s", opt, e->msg);
-		mk_err_data(e, "%.*s", (int)sizeof(e->msg) - 1, what);
-	} else {
-		r = take(pl, &t, what, e);
-	}
+	else if (r == MK_FMT_CSV)
+		r = from_text(s, opt, what, &t, pl, e);
+	else
+		r = from_tensor(s, opt, what, &t, pl, e);
 	mk_tensor_free(&t);
 	mk_src_close(s);
 	if (r < 0)
@@ -190,8 +238,15 @@ mk_phy2log_rows(struct mk_phy2log *pl, int L, int L0, const int *layer, int R,
 	const char *what = pl->what;
 	char sb[64];
 	int64_t *p = NULL;
-	int l, from = pl->L == L0 && pl->L != L;
+	int l, from = pl->has != NULL || (pl->L == L0 && pl->L != L);
 
+	/* keyed by the model's layer: a row for each input layer */
+	for (l = 0; pl->has != NULL && pl->R == R && l < L; l++)
+		if (layer[l] >= pl->L || !pl->has[layer[l]]) {
+			mk_err_data(e, "%s: no row for layer %d", what,
+			    layer[l]);
+			goto out;
+		}
 	if ((pl->L != L && !from) || pl->R != R || (pl->ndim == 1 && L != 1)) {
 		mk_err_data(e, "%s: shape (%s) of %s is not a phy2log of %d "
 		    "layers x %d slots (integers)", what, mk_shape_str(sb,

@@ -20,13 +20,17 @@ struct mk_phy2log {
 	int64_t	 shape[2];
 	int	 dtype;		/* enum mk_dtype */
 	char	 what[256];	/* "OPT FILE", naming the plan in messages */
+	unsigned char *has;	/* [L] rows given, where the file keys them by
+				 * the model's layer (TensorRT-LLM's YAML);
+				 * NULL: every row */
 };
 
 /*
  * Read the first tensor of path (NULL or "-": stdin) as a phy2log: an
- * integer tensor [L, R] or [R].  opt names the option in messages
- * ("--prev FILE: ...").  Returns 0 with *pl filled (free with
- * mk_phy2log_free), or -1 with e filled.
+ * integer tensor [L, R] or [R], or an engine's placement file (SGLang's
+ * JSON, vLLM's initial mapping line, TensorRT-LLM's YAML).  opt names the
+ * option in messages ("--prev FILE: ...").  Returns 0 with *pl filled
+ * (free with mk_phy2log_free), or -1 with e filled.
  */
 int	mk_phy2log_read(const char *path, const char *opt,
 	    struct mk_phy2log *pl, struct mk_err *e);

@@ -1,6 +1,7 @@
 /*
  * fuzz_phy2log - the plan readers behind eplb-plan --prev/--eval and
- * a2a-layout --phy2log: a phy2log as NPY, CSV, .npz or SGLang's JSON,
+ * a2a-layout --phy2log: a phy2log as NPY, CSV, .npz, SGLang's JSON, vLLM's
+ * initial mapping line or TensorRT-LLM's YAML,
  * then its rows for a plan shape taken from the first bytes.
  *   byte 0   layers L (1-8) wanted; byte 1: slots R (1-64); byte 2:
  *            experts E (1-R); the rest: the plan file
