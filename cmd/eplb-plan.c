@@ -12,8 +12,8 @@
 #include "eplb/eplb_run.h"
 
 enum { O_OBJ = MK_EPLB_O_OWN, O_WIDTH, O_PREV, O_EVAL, O_ROUTING, O_STATS,
-	O_REPORT, O_PLOT, O_XFER, O_LOST, O_PGPUS, O_EFFORT, O_UPD, O_FILES,
-	NOPT };
+	O_REPORT, O_PLOT, O_XFER, O_LOST, O_PGPUS, O_FIRST, O_EFFORT, O_UPD,
+	O_FILES, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_OBJ] = { MK_OPT_VALUE, NULL, "objective", "mean|worst", "best's, "
@@ -39,6 +39,9 @@ static struct mk_opt opts[NOPT] = {
 	    "its GPUs gone (-r, -G describe it); plan on the survivors", NULL },
 	[O_PGPUS] = { MK_OPT_VALUE, NULL, "prev-gpus", "N", "with --prev: "
 	    "its GPUs, where -r, -G describe another group", NULL },
+	[O_FIRST] = { MK_OPT_VALUE, NULL, "first-moe-layer", "N", "the "
+	    "model's layer of the loads' first row (vLLM's records: MoE "
+	    "layers only)", NULL },
 	[O_EFFORT] = { MK_OPT_VALUE, NULL, "effort", "N", "best's search steps "
 	    "(default 64)", NULL },
 	[O_UPD] = { MK_OPT_VALUE, NULL, "layer-updates-per-iter", "K",
@@ -56,7 +59,8 @@ static const struct mk_usage usage = {
 	    "[--objective mean|worst] [--log2phy-width full|max] "
 	    "[--prev PLAN] [--eval PLAN] [--routing FILE] [--stats] "
 	    "[--report FILE] [--plot FILE.svg] [--transfers FILE] "
-	    "[--lost-gpus LIST] [--prev-gpus N] [--effort N] "
+	    "[--lost-gpus LIST] [--prev-gpus N] [--first-moe-layer N] "
+	    "[--effort N] "
 	    "[--layer-updates-per-iter K] "
 	    "[-f csv|npy|npz|sglang|vllm|trtllm] [--emit LIST] [-o FILE] [--threads N] "
 	    "[--quiet] [-hVv] [FILE ...]",
@@ -137,6 +141,7 @@ job_of(struct mk_eplb_plan_job *j)
 		mk_usage_error("--transfers %s: what a change sends needs the "
 		    "plan before it: give --prev PLAN", j->transfers);
 	lost_of(j);
+	j->first_moe = (int)mk_opt_int_in(&opts[O_FIRST], 0, 1 << 20, -1);
 	j->stats = mk_opt_given(&opts[O_STATS]) > 0 || j->report != NULL;
 	j->updates = (int)mk_opt_int_in(&opts[O_UPD], 0, 1 << 20, 0);
 	j->files = mk_opt_paths(&opts[O_FILES], &j->nfiles);

@@ -352,8 +352,33 @@ write_engine_file(struct mk_out *w, const struct mk_eplb_plan_job *o,
  * (a dump's dense ones) among the rows would be misread as MoE layers.
  */
 static void
-engine_file_rules(const struct mk_eplb_plan_job *o, const struct mk_loads *ld)
+engine_file_rules(const struct mk_eplb_plan_job *o, struct mk_loads *ld)
 {
+	const int keyed = o->c.format == MK_FMT_SGLANG || o->c.format ==
+	    MK_FMT_TRTLLM;
+	const char *in = o->nfiles ? o->files[0] : "stdin";
+	int l;
+
+	/*
+	 * SGLang's map and TensorRT-LLM's YAML key rows by the model's layer:
+	 * never a silent 0 for a log that numbers its MoE layers from 0
+	 */
+	if (keyed && ld->layers == MK_LAYERS_MOE && o->first_moe < 0)
+		mk_usage_error("-f %s: %s numbers the MoE layers from 0 (vLLM's "
+		    "records), and %s's file wants the model's layer numbers: "
+		    "give --first-moe-layer N (DeepSeek-V3: 3)", o->c.format ==
+		    MK_FMT_SGLANG ? "sglang" : "trtllm", in, o->c.format ==
+		    MK_FMT_SGLANG ? "SGLang" : "TensorRT-LLM");
+	if (o->first_moe >= 0 && ld->layers == MK_LAYERS_MODEL)
+		mk_usage_error("--first-moe-layer %d: %s numbers the model's "
+		    "layers already", o->first_moe, in);
+	/* the rows are the model's layers from first_moe on */
+	for (l = 0; o->first_moe > 0 && l < ld->L; l++)
+		ld->layer[l] += o->first_moe;
+	for (l = 0; o->first_moe > 0 && l < ld->nzero; l++)
+		ld->zero[l] += o->first_moe;
+	if (o->first_moe > 0)
+		ld->L0 += o->first_moe;
 	if ((o->c.format == MK_FMT_VLLM || o->c.format == MK_FMT_TRTLLM) &&
 	    ld->nzero > 0 && !ld->skipped)
 		mk_usage_error("-f %s: %d layers have no load (dense layers?), "

@@ -92,6 +92,7 @@ struct mk_eplb_plan_job {
 	int		 lost[MK_EPLB_LOST_MAX], nlost;	/* --lost-gpus: OLD's
 					 * GPUs gone (-r, -G describe OLD) */
 	int		 prev_gpus;	/* --prev-gpus: OLD's GPUs, or 0 */
+	int		 first_moe;	/* --first-moe-layer, or -1 */
 	const char	**files;	/* none: stdin */
 	int		 nfiles;
 };

@@ -56,7 +56,15 @@ struct mk_loads {
 	int	 skipped;	/* 1 if they were dropped from w */
 	struct mk_tensor *log;	/* a log used in place (w NULL), or NULL */
 	struct mk_loads_steps steps;
+	int	 layers;	/* what layer[] numbers: enum mk_loads_layers */
 };
+
+/*
+ * What a load input's layer indices are: the model's (SGLang's dumps,
+ * TensorRT-LLM's statistics, a layer column), MoE layers counted from 0
+ * (vLLM's records and load history), or not said (a tensor).
+ */
+enum mk_loads_layers { MK_LAYERS_UNSAID, MK_LAYERS_MODEL, MK_LAYERS_MOE };
 
 /*
  * Read the loads of s (any form above) as `history` scenarios (1: one;

@@ -74,6 +74,7 @@ from_logical_count(struct mk_json *j, const char *name, int window,
 	    e) < 0) || (nd == 3 && loads_windows(T, window, history, name, &w, l,
 	    e) < 0) || loads_alloc(l, &w, L, E, name, e) < 0)
 		goto out;
+	l->layers = MK_LAYERS_MODEL;	/* SGLang's: every model layer */
 	for (st = 0; st < T; st++) {
 		if ((k = loads_scenario(&w, st)) < 0)
 			continue;
@@ -164,6 +165,8 @@ from_load_history(struct mk_json *j, const char *name, int window,
 			if (loads_windows(T, window, history, name, &w, l, e) < 0 ||
 			    loads_alloc(l, &w, nd, st, name, e) < 0)
 				return -1;
+			/* vLLM's EPLB state: its MoE layers */
+			l->layers = MK_LAYERS_MOE;
 		}
 	}
 	return 0;
@@ -277,9 +280,9 @@ loads_pt(struct mk_src *s, int window, int history, struct mk_loads *l,
 			    "\"logical_count\" tensor (SGLang's recorder "
 			    "writes one in its stat mode; per_pass dumps are "
 			    "not read)", mk_src_name(s));
-		else
-			r = loads_dense(&it->t, mk_src_name(s), window, history,
-			    l, e);
+		else if ((r = loads_dense(&it->t, mk_src_name(s), window,
+		    history, l, e)) == 0)
+			l->layers = MK_LAYERS_MODEL;
 	}
 	mk_pt_free(&pt);
 	mk_zip_close(z);

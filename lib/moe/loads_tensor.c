@@ -229,6 +229,7 @@ from_long(const struct mk_tensor *t, const char *name, int window,
 		return -1;
 	if (loads_alloc(l, &w, (int)L, (int)E, name, e) < 0)
 		goto bad;
+	l->layers = MK_LAYERS_MODEL;	/* a layer column names them */
 	for (r = 0; r < rows; r++) {
 		id_value(t, r, c0, "layer", L, name, &lay, e);
 		id_value(t, r, c0 + 1, "expert", E, name, &exp, e);

@@ -50,6 +50,7 @@ loads_alloc(struct mk_loads *l, const struct wins *w, int L, int E,
 	l->S = S;
 	l->L = l->L0 = L;
 	l->E = E;
+	l->layers = MK_LAYERS_UNSAID;
 	l->w = mk_mem_alloc(sizeof(double) * (size_t)S * (size_t)L *
 	    (size_t)E);
 	l->layer = malloc(sizeof(int) * (size_t)L);

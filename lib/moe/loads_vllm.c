@@ -226,5 +226,6 @@ loads_vllm(const char *p, size_t n, const char *name, int window,
 	    pass(p, n, name, 1, &w, l, &L, &P, &maxe, &sp, e) < 0)
 		return -1;
 	l->steps = sp;
+	l->layers = MK_LAYERS_MOE;
 	return 0;
 }
