@@ -520,6 +520,8 @@ mk_eplb_plan_run(struct mk_eplb_plan_job *o)
 	if (o->c.verbose)
 		fprintf(stderr, "%s: read in %.3f ms\n", mk_progname(),
 		    mk_ms_since(t0));
+	mk_eplb_slot_counts(o->nfiles ? o->files[0] : "stdin", &ld, &o->cfg.R,
+	    o->cfg.R > 0, o->redundant >= 0);
 	engine_file_rules(o, &ld);
 	if (o->eval)
 		eval_plan(o, &ld, &plan);

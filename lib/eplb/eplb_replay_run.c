@@ -232,6 +232,7 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	rules(o);
 	mk_eplb_input(o->file);
 	read_log(o, &ld, &rt, &log);
+	mk_eplb_slot_counts(o->file, &ld, o->l.r, o->l.nr, o->l.nred > 0);
 	n = mk_eplb_sweep(o, log.E, rc, MAXCFG);
 	if (o->nshard > 1) {
 		/* a contiguous slice: the shards' rows concatenate in order */

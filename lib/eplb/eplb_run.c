@@ -86,6 +86,24 @@ one(const struct mk_opt *t, int n, int one_value)
 }
 
 void
+mk_eplb_slot_counts(const char *file, const struct mk_loads *ld,
+    const int *r, int nr, int red_given)
+{
+	int i;
+
+	for (i = 0; ld->trtllm && !red_given && i < nr; i++)
+		if (r[i] == ld->E)
+			mk_usage_error("%s: %d counts a layer, as many as -r's "
+			    "%d slots: TensorRT-LLM counts by slot, not by "
+			    "expert, when its load balancer is on (meta_info."
+			    "json's num_experts is then the slots). Record "
+			    "with the load balancer off; for a model of %d "
+			    "experts and none redundant, give "
+			    "--num-redundant-experts 0", file, ld->E, r[i],
+			    ld->E);
+}
+
+void
 mk_eplb_opts_read(const struct mk_opt *t, int one_value, int win_def,
     struct mk_eplb_lists *l)
 {

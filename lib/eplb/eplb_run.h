@@ -98,6 +98,16 @@ struct mk_eplb_plan_job {
 };
 
 /*
+ * TensorRT-LLM's statistics of file (ld) counted by slot: with its load
+ * balancer on, a count a slot (num_slots ids), not an expert.  Where the
+ * width equals a slot count r[0..nr) asked for, and --num-redundant-
+ * experts was not given (red_given), the two cannot be told apart: a
+ * usage error saying what to do.
+ */
+void	mk_eplb_slot_counts(const char *file, const struct mk_loads *ld,
+	    const int *r, int nr, int red_given);
+
+/*
  * The plan before (--prev) as eplb-plan uses it.  With --lost-gpus or
  * --prev-gpus it was made for other GPUs (eplb_carry.h): carried onto
  * the new ones, and repaired.

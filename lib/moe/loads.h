@@ -57,6 +57,9 @@ struct mk_loads {
 	struct mk_tensor *log;	/* a log used in place (w NULL), or NULL */
 	struct mk_loads_steps steps;
 	int	 layers;	/* what layer[] numbers: enum mk_loads_layers */
+	int	 trtllm;	/* TensorRT-LLM's statistics: E is their width,
+				 * meta_info.json's num_experts: the slots,
+				 * where its load balancer was on */
 };
 
 /*

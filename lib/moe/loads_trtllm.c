@@ -428,6 +428,7 @@ fill(struct table *t, const char *dir, int window, int history,
 		goto out;
 	l->L0 = (int)lay[nl - 1] + 1;
 	l->layers = MK_LAYERS_MODEL;
+	l->trtllm = 1;
 	for (i = 0; i < t->n; i++) {
 		if ((k = loads_scenario(&w, (int)(t->k[i].iter - i0))) < 0)
 			continue;

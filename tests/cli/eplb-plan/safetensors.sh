@@ -13,7 +13,7 @@ st() {
 t() { printf '"%s": {"dtype": "I32", "shape": [%s], "data_offsets": [%s]}' "$@"; }
 mkdir s
 st s/rank0.safetensors "{$(t 0_3 2 0,8), $(t 1_3 2 8,16)}" 16
-eplb-plan -r 2 -G 1 --emit logcnt -f csv s
+eplb-plan --num-redundant-experts 0 -G 1 --emit logcnt -f csv s
 for c in "gap|{$(t 0_3 2 0,8), $(t 1_3 2 12,20)}|20" \
     "overlap|{$(t 0_3 2 0,8), $(t 1_3 2 4,12)}|12" \
     "trailing|{$(t 0_3 2 0,8), $(t 1_3 2 8,16)}|20" \
@@ -26,22 +26,22 @@ for c in "gap|{$(t 0_3 2 0,8), $(t 1_3 2 12,20)}|20" \
 	rest=${c#*|}
 	mkdir b
 	st b/rank0.safetensors "${rest%|*}" "${rest##*|}"
-	fails 1 eplb-plan -r 2 -G 1 b
+	fails 1 eplb-plan --num-redundant-experts 0 -G 1 b
 	rm -r b
 done
 echo "-- no output onto a rank file, there or not"
 cp s/rank0.safetensors keep
-fails 2 eplb-plan -r 2 -G 1 -f npy -o s/rank0.safetensors s
-fails 2 eplb-plan -r 2 -G 1 -f npy -o s/rank7.safetensors s
+fails 2 eplb-plan --num-redundant-experts 0 -G 1 -f npy -o s/rank0.safetensors s
+fails 2 eplb-plan --num-redundant-experts 0 -G 1 -f npy -o s/rank7.safetensors s
 ln -s rank0.safetensors s/r0.svg
-fails 2 eplb-plan -r 2 -G 1 -o p.npy --plot s/r0.svg s
-fails 2 eplb-plan -r 2 -G 1 -o p.npy --stats --report ./s/../s/rank3.safetensors s
-fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 -o s/rank1.safetensors s
+fails 2 eplb-plan --num-redundant-experts 0 -G 1 -o p.npy --plot s/r0.svg s
+fails 2 eplb-plan --num-redundant-experts 0 -G 1 -o p.npy --stats --report ./s/../s/rank3.safetensors s
+fails 2 eplb-replay --engine ideal --num-redundant-experts 0 -G 1 --window 1 -o s/rank1.safetensors s
 ln -s rank1.safetensors s/r1.svg
-fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 --plot s/r1.svg s
+fails 2 eplb-replay --engine ideal --num-redundant-experts 0 -G 1 --window 1 --plot s/r1.svg s
 rm s/r0.svg s/r1.svg
-fails 2 eplb-replay --engine ideal -r 2 -G 1 --window 1 --steps s/rank1.safetensors s
+fails 2 eplb-replay --engine ideal --num-redundant-experts 0 -G 1 --window 1 --steps s/rank1.safetensors s
 cmp keep s/rank0.safetensors && echo "rank0 kept"
 # what the reader does not read may be written there
-eplb-plan -r 2 -G 1 -o s/plan.npy s && eplb-plan -r 2 -G 1 -o s/rank0_raw.safetensors -f npy s
+eplb-plan --num-redundant-experts 0 -G 1 -o s/plan.npy s && eplb-plan --num-redundant-experts 0 -G 1 -o s/rank0_raw.safetensors -f npy s
 ls s
