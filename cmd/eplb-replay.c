@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "moekit.h"
 #include "cli/opt.h"
@@ -12,8 +13,8 @@
 #include "moe/jsonl.h"
 
 enum { O_INTERVAL = MK_EPLB_O_OWN, O_ENGINE, O_ASYNC, O_CHUNK, O_UPD,
-	O_SCORE, O_SHARD, O_LINK, O_MOE, O_E, O_TPS, O_FIELDS, O_PLOT, O_STEPS,
-	O_FILE, NOPT };
+	O_SCORE, O_SHARD, O_LINK, O_MOE, O_LOSE, O_E, O_TPS, O_FIELDS, O_PLOT,
+	O_STEPS, O_FILE, NOPT };
 
 static struct mk_opt opts[NOPT] = {
 	[O_INTERVAL] = { MK_OPT_VALUE, NULL, "interval", "LIST", "steps "
@@ -34,6 +35,8 @@ static struct mk_opt opts[NOPT] = {
 	    "Gbit/s: the move_s column (with --expert-bytes)", NULL },
 	[O_MOE] = { MK_OPT_VALUE, NULL, "moe-ms", "MS", "a step's MoE at "
 	    "perfect balance: the moe_s and speedup columns", NULL },
+	[O_LOSE] = { MK_OPT_VALUE, NULL, "lose-gpu", "STEP:LIST", "GPUs lost "
+	    "at STEP: the survivors' balance until the next re-plan", NULL },
 	[O_E] = { MK_OPT_VALUE, "E", "experts", "E", "experts (routing "
 	    "records)", NULL },
 	[O_TPS] = { MK_OPT_VALUE, NULL, "tokens-per-step", "N", "routing: "
@@ -55,7 +58,7 @@ static const struct mk_usage usage = {
 	    "[--skip-zero-layers] [--interval LIST] [--engine LIST] "
 	    "[--async LIST] [--layers-per-chunk LIST] "
 	    "[--layer-updates-per-iter LIST] [--score-from STEP] [--shard I/N] "
-	    "[--link-gbps G] [--moe-ms MS] "
+	    "[--link-gbps G] [--moe-ms MS] [--lose-gpu STEP:LIST] "
 	    "[-E E] "
 	    "[--tokens-per-step N] [--fields L,S,T,E] [--plot FILE.svg] "
 	    "[--steps FILE] [-o FILE] [--threads N] [--quiet] [-hVv] [FILE]",
@@ -83,6 +86,33 @@ shard_of(const char *s, struct mk_eplb_replay_job *j)
 		    "of N)", s);
 	j->shard = i;
 	j->nshard = n;
+}
+
+/* --lose-gpu STEP:LIST: a step, then GPUs each once. */
+static void
+lose_of(const char *s, struct mk_eplb_replay_job *j)
+{
+	const char *colon;
+	char step[32];
+	int i, k;
+
+	if (s == NULL)
+		return;
+	if ((colon = strchr(s, ':')) == NULL || colon == s || (size_t)(colon -
+	    s) >= sizeof(step) || colon[1] == '\0')
+		mk_usage_error("--lose-gpu %s: not STEP:LIST (the step, then the "
+		    "GPUs lost, as 500:3,7)", s);
+	memcpy(step, s, (size_t)(colon - s));
+	step[colon - s] = '\0';
+	j->lose_step = (int)mk_opt_int(step, 0, 1 << 30,
+	    "--lose-gpu");
+	j->nlose = mk_opt_int_list(colon + 1, 0, (1 << 24) - 1, j->lose,
+	    MK_EPLB_LOST_MAX, "--lose-gpu");
+	for (i = 0; i < j->nlose; i++)
+		for (k = 0; k < i; k++)
+			if (j->lose[k] == j->lose[i])
+				mk_usage_error("--lose-gpu: GPU %d named twice",
+				    j->lose[i]);
 }
 
 int
@@ -130,6 +160,7 @@ main(int argc, char *argv[])
 	if (j.link_gbps > 0 && !j.given[MK_EPLB_O_BYTES])
 		mk_usage_error("--link-gbps %g: a move's time needs what an "
 		    "expert weighs: give --expert-bytes", j.link_gbps);
+	lose_of(mk_opt_str(&opts[O_LOSE]), &j);
 	j.E = (int)mk_opt_int_in(&opts[O_E], 1, 1 << 20, 0);
 	j.tps = (int)mk_opt_int_in(&opts[O_TPS], 1, 1 << 30, 1);
 	if (mk_moe_jsonl_fields(mk_opt_str(&opts[O_FIELDS]), &fields, buf,

@@ -546,6 +546,7 @@ replay_engine(struct replay_state *s, struct replay_steps *x,
 		goto out;
 	}
 	for (t = 0; t < log->T; t++) {
+		replay_lose_snap(s, t);
 		serve(&g, t, replay_step(s, t, buf), x);
 		if (t >= s->rc->score_from && log->traffic != NULL &&
 		    log->traffic(log->ctx, t, &s->rc->c, s->p2l, x->tr + 2 * t,

@@ -154,6 +154,7 @@ state_free(struct replay_state *s)
 	mk_mem_free(s->ww);
 	mk_eplb_xfer_work_free(s->xw);
 	free(s->hostg);
+	free(s->lost);
 	free(s->cnt);
 	free(s->bal);
 	free(s->row);
@@ -182,8 +183,9 @@ state_init(struct replay_state *s, const struct mk_replay_cfg *rc,
 	s->row = malloc(sizeof(double) * (size_t)log->L * (size_t)log->E);
 	s->xw = mk_eplb_xfer_work(rc->c.G, log->E);
 	s->hostg = calloc((size_t)rc->c.G, sizeof(int64_t));
+	s->lost = rc->nlose > 0 ? malloc(sizeof(int64_t) * LR) : NULL;
 	if (!s->p2l || !s->ex || !s->inv || !s->ww || !s->cnt || !s->bal ||
-	    !s->row || !s->xw || !s->hostg) {
+	    !s->row || !s->xw || !s->hostg || (rc->nlose > 0 && !s->lost)) {
 		state_free(s);
 		return mk_err_data(e, "out of memory replaying %d layers", log->L);
 	}
@@ -242,6 +244,9 @@ play(struct replay_state *s, struct replay_steps *x, struct mk_replay_res *res,
 			}
 			if (bad)
 				break;
+#pragma omp single
+			if (a <= rc->lose_step && rc->lose_step < b)
+				replay_lose_snap(s, rc->lose_step);
 #pragma omp for schedule(static)
 			for (t = a; t < b; t++) {
 				replay_score(s, replay_step(s, t, buf), &x->max[t],
@@ -379,6 +384,9 @@ replay(const struct mk_replay_cfg *rc, const struct mk_replay_log *log,
 			res->moe_s += rc->moe_ms / 1e3 * x.max[t] / x.mean[t];
 		res->scored++;
 	}
+	if (rc->nlose > 0 && rc->lose_step < T && replay_lost(&s, x.moved, res,
+	    e) < 0)
+		goto done;
 	res->balancedness = smax > 0 ? smean / smax : 1;
 	res->par = smean > 0 ? smax / smean : 1;
 	res->p5 = quantile(s.bal, n, 0.05);
@@ -521,15 +529,16 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 	static const char *const algos[] = { "deepseek", "waterfill", "best" };
 	const struct mk_replay_cfg *x;
 	int k, ideal, trt, link = n > 0 && rc[0].link_gbps > 0;
-	int moe = n > 0 && rc[0].moe_ms > 0;
+	int moe = n > 0 && rc[0].moe_ms > 0, lose = n > 0 && rc[0].nlose > 0;
 
 	fprintf(fp, "engine,replicas,gpus,nodes,groups,policy,algo,window,"
 	    "interval,history,max_moves,min_gain,async,layers_per_chunk,"
 	    "layer_updates_per_iter,expert_bytes,score_from,balancedness,"
 	    "balancedness_p5,par,rebalances,moves,bytes_moved,"
-	    "bytes_inter_node,slots_per_gpu%s,transfers,batches%s%s\n",
+	    "bytes_inter_node,slots_per_gpu%s,transfers,batches%s%s%s\n",
 	    routing ? ",inter_node_share" : "", link ? ",move_s" : "",
-	    moe ? ",moe_s,speedup" : "");
+	    moe ? ",moe_s,speedup" : "", lose ? ",lost_balancedness,"
+	    "lost_steps,lost_experts" : "");
 	for (k = 0; k < n; k++) {
 		x = &rc[k];
 		ideal = x->engine == MK_ENGINE_IDEAL;
@@ -580,6 +589,9 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 		if (moe)
 			fprintf(fp, ",%.6g,%.6g", res[k].moe_s, speedup(x,
 			    &res[k]));
+		if (lose)
+			fprintf(fp, ",%.9f,%d,%lld", res[k].lost_balancedness,
+			    res[k].lost_steps, (long long)res[k].lost_experts);
 		fputc('\n', fp);
 	}
 }

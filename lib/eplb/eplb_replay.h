@@ -63,6 +63,10 @@ struct mk_replay_cfg {
 	double	 link_gbps;	/* a GPU's link, Gbit/s (0: move_s not asked) */
 	double	 moe_ms;	/* a step's MoE at perfect balance (0: moe_s,
 				 * speedup not asked) */
+	int	 lose_step;	/* --lose-gpu: the step GPUs lose[0..nlose)
+				 * are gone from (nlose 0: none) */
+	const int *lose;
+	int	 nlose;
 };
 
 /*
@@ -108,8 +112,12 @@ struct mk_replay_res {
 	double	 move_s;	/* the batches' time on link_gbps */
 	double	 moe_s;		/* the scored steps' MoE: moe_ms / their
 				 * balancedness */
-	double	 base_s;	/* the same under the placement it starts from,
-				 * never re-planned */
+	double	 base_s;	/* the same without EPLB */
+	double	 lost_balancedness;	/* --lose-gpu: the survivors', from
+					 * the loss to the next re-plan */
+	int	 lost_steps;	/* those steps */
+	int64_t	 lost_experts;	/* experts that lost every copy, over
+				 * layers */
 };
 
 /* Per-step series of one configuration, [T] each (allocated by the

@@ -252,6 +252,9 @@ mk_eplb_replay_run(const struct mk_eplb_replay_job *o)
 	if (o->steps != NULL && n != 1)
 		mk_usage_error("--steps: the series of one configuration; the "
 		    "lists make %d", n);
+	if (o->nlose > 0 && o->lose_step >= log.T)
+		mk_usage_error("--lose-gpu %d:...: past the log's %d steps",
+		    o->lose_step, log.T);
 	if ((res = calloc((size_t)n + 1, sizeof(*res))) == NULL)
 		err(MK_EXIT_DATA, NULL);
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;

@@ -157,6 +157,8 @@ struct mk_eplb_replay_job {
 							 * given) */
 	int		 score_from;	/* --score-from, or -1 */
 	double		 link_gbps, moe_ms;	/* 0: not given */
+	int		 lose_step;	/* --lose-gpu STEP:LIST */
+	int		 lose[MK_EPLB_LOST_MAX], nlose;
 	int		 shard, nshard;	/* --shard I/N: the I-th (from 1) of N
 					 * slices of the configurations */
 	int		 given[MK_EPLB_O_OWN];	/* which shared options were */

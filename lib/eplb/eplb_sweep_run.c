@@ -148,6 +148,28 @@ engine_steps(struct mk_replay_cfg *x)
 		    "EPLBManager asserts so)", x->window, x->interval);
 }
 
+/* --lose-gpu's GPUs must be x's, not all, and leave a slot an expert. */
+static void
+lose_rules(const struct mk_eplb_replay_job *j, const struct mk_replay_cfg *x)
+{
+	char lab[300];
+	int i;
+
+	for (i = 0; i < j->nlose; i++)
+		if (j->lose[i] >= x->c.G)
+			mk_usage_error("--lose-gpu: GPU %d, but the configuration "
+			    "has %d GPUs (%s)", j->lose[i], x->c.G,
+			    mk_eplb_replay_label(x, lab, sizeof(lab)));
+	if (j->nlose >= x->c.G)
+		mk_usage_error("--lose-gpu: all %d GPUs lost (%s)", x->c.G,
+		    mk_eplb_replay_label(x, lab, sizeof(lab)));
+	if ((int64_t)(x->c.R / x->c.G) * (x->c.G - j->nlose) < x->c.E)
+		mk_usage_error("--lose-gpu: the survivors' %d slots cannot hold "
+		    "the %d experts (%s)", x->c.R / x->c.G * (x->c.G -
+		    j->nlose), x->c.E, mk_eplb_replay_label(x, lab,
+		    sizeof(lab)));
+}
+
 /* Configuration x of indices i[] into the lists, checked. */
 static void
 make_cfg(const struct mk_eplb_replay_job *j, int E, const int *i,
@@ -191,6 +213,11 @@ make_cfg(const struct mk_eplb_replay_job *j, int E, const int *i,
 		    mk_eplb_replay_label(x, lab, sizeof(lab)));
 	x->link_gbps = j->link_gbps;
 	x->moe_ms = j->moe_ms;
+	x->lose_step = j->lose_step;
+	x->lose = j->lose;
+	x->nlose = j->nlose;
+	if (x->nlose > 0)
+		lose_rules(j, x);
 }
 
 int

@@ -26,6 +26,8 @@ struct replay_state {
 	struct mk_eplb_xfer_work *xw;	/* the transfers' scratch */
 	int64_t	*hostg;		/* [G] slots each GPU copies from host this
 				 * step (TensorRT-LLM) */
+	int64_t	*lost;		/* [L][R] the placement serving when GPUs
+				 * are lost (--lose-gpu), or NULL */
 };
 
 /* What each step came to: its loads, moves and traffic. */
@@ -53,6 +55,17 @@ int64_t	replay_charge(struct replay_state *s, int l, const int64_t *p, int u,
  * balance (moe_ms), which its background copies overlap.
  */
 void	replay_host_done(struct replay_state *s, struct mk_replay_res *res);
+
+/* --lose-gpu: keep the placement serving step t if GPUs are lost then. */
+void	replay_lose_snap(struct replay_state *s, int t);
+
+/*
+ * --lose-gpu: from the placement kept, the survivors' balancedness until
+ * the next re-plan (moved[T]: the replay's moves a step) into res.
+ * Returns 0 or -1 with e.
+ */
+int	replay_lost(struct replay_state *s, const int64_t *moved,
+	    struct mk_replay_res *res, struct mk_err *e);
 
 /* ex and inv of layer l from p2l. */
 void	replay_shares(struct replay_state *s, int l);
