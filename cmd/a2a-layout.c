@@ -271,7 +271,7 @@ parse_args(int argc, char **argv, struct mk_a2a_layout_job *o)
 	    !mk_opt_given(&opts[O_HB]);
 	job_of(o);
 	if (o->phy2log != NULL)
-		mk_opt_one_stdin(2, (const char *[]){ o->phy2log, o->input },
+		mk_arg_one_stdin(2, (const char *[]){ o->phy2log, o->input },
 		    inputs, 1);
 }
 

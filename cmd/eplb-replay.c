@@ -104,9 +104,9 @@ lose_of(const char *s, struct mk_eplb_replay_job *j)
 		    "GPUs lost, as 500:3,7)", s);
 	memcpy(step, s, (size_t)(colon - s));
 	step[colon - s] = '\0';
-	j->lose_step = (int)mk_opt_int(step, 0, 1 << 30,
+	j->lose_step = (int)mk_arg_int(step, 0, 1 << 30,
 	    "--lose-gpu");
-	j->nlose = mk_opt_int_list(colon + 1, 0, (1 << 24) - 1, j->lose,
+	j->nlose = mk_arg_int_list(colon + 1, 0, (1 << 24) - 1, j->lose,
 	    MK_EPLB_LOST_MAX, "--lose-gpu");
 	for (i = 0; i < j->nlose; i++)
 		for (k = 0; k < i; k++)

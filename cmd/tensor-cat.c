@@ -132,7 +132,7 @@ select_tensors(const struct opts *o, const struct input *in, int *count)
 		err(MK_EXIT_DATA, NULL);
 	for (i = 0; i < in->n; i++)
 		names[i] = in->t[i].name;
-	*count = mk_opt_emit(o->c.emit, names, in->n, order, (in->n + 1) * 4);
+	*count = mk_arg_emit(o->c.emit, names, in->n, order, (in->n + 1) * 4);
 	free(names);
 	return order;
 }

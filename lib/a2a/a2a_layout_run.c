@@ -98,7 +98,7 @@ select_outputs(const struct mk_a2a_layout_job *o, const struct mk_a2a_output *ou
 
 	for (i = 0; i < nout; i++)
 		names[i] = out[i].name;
-	return mk_opt_emit(o->c.emit, names, nout, order, MK_A2A_MAX_OUTPUTS);
+	return mk_arg_emit(o->c.emit, names, nout, order, MK_A2A_MAX_OUTPUTS);
 }
 
 /* One output: its stack of steps, or the data of the step (or rank). */

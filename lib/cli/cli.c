@@ -269,7 +269,7 @@ mk_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,
 }
 
 int64_t
-mk_opt_int(const char *s, int64_t min, int64_t max, const char *what)
+mk_arg_int(const char *s, int64_t min, int64_t max, const char *what)
 {
 	struct mk_err e;
 	int64_t v;
@@ -280,7 +280,7 @@ mk_opt_int(const char *s, int64_t min, int64_t max, const char *what)
 }
 
 double
-mk_opt_double(const char *s, const char *what)
+mk_arg_double(const char *s, const char *what)
 {
 	char *end;
 	double v;
@@ -293,7 +293,7 @@ mk_opt_double(const char *s, const char *what)
 }
 
 double
-mk_opt_bytes(const char *s, const char *what)
+mk_arg_bytes(const char *s, const char *what)
 {
 	static const char *const sfx[] = { "", "k", "M", "G", "T", "Ki", "Mi",
 	    "Gi", "Ti" };
@@ -336,7 +336,7 @@ or_list(char *buf, size_t size, const char *const *names, int n)
 }
 
 int
-mk_opt_choice(const char *v, const char *const *names, int n,
+mk_arg_choice(const char *v, const char *const *names, int n,
     const char *opt)
 {
 	char list[512];
@@ -405,14 +405,14 @@ list_bytes(const char *s, char *const *item, int i, const char *what)
 		mk_usage_error("%s %s: ',%s' reads as a thousands separator, "
 		    "which a list of sizes cannot have (write 44000000 or 44M)",
 		    what, s, item[i]);
-	if ((v = mk_opt_bytes(item[i], what)) == 0)
+	if ((v = mk_arg_bytes(item[i], what)) == 0)
 		mk_usage_error("%s %s: an item of 0 bytes (no thousands "
 		    "separators: write 44000000 or 44M)", what, s);
 	return v;
 }
 
 int
-mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
+mk_arg_num_list(const char *s, enum mk_num kind, double *v, int max_n,
     const char *what)
 {
 	char buf[LIST_MAX], *item[LIST_MAX / 2];
@@ -423,11 +423,11 @@ mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
 		if (kind != MK_NUM_BYTES && strcmp(item[i], "none") == 0)
 			v[i] = -1;
 		else if (kind == MK_NUM_COUNT)
-			v[i] = (double)mk_opt_int(item[i], 0, INT64_C(1) << 53,
+			v[i] = (double)mk_arg_int(item[i], 0, INT64_C(1) << 53,
 			    what);
 		else if (kind == MK_NUM_BYTES)
 			v[i] = list_bytes(s, item, i, what);
-		else if (!((v[i] = mk_opt_double(item[i], what)) >= 0 &&
+		else if (!((v[i] = mk_arg_double(item[i], what)) >= 0 &&
 		    v[i] < 1))
 			mk_usage_error("%s %s: a fraction of the objective, in "
 			    "[0, 1), or none", what, item[i]);
@@ -436,7 +436,7 @@ mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
 }
 
 int
-mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
+mk_arg_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
     const char *what)
 {
 	char buf[LIST_MAX], *item[LIST_MAX / 2];
@@ -444,12 +444,12 @@ mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v, int max_n,
 	    max_n : LIST_MAX / 2);
 
 	for (i = 0; i < n; i++)
-		v[i] = (int)mk_opt_int(item[i], min, max, what);
+		v[i] = (int)mk_arg_int(item[i], min, max, what);
 	return n;
 }
 
 int
-mk_opt_double_list(const char *s, double min, double max, double *v,
+mk_arg_double_list(const char *s, double min, double max, double *v,
     int max_n, const char *what)
 {
 	char buf[LIST_MAX], *item[LIST_MAX / 2];
@@ -457,7 +457,7 @@ mk_opt_double_list(const char *s, double min, double max, double *v,
 	    max_n : LIST_MAX / 2);
 
 	for (i = 0; i < n; i++) {
-		v[i] = mk_opt_double(item[i], what);
+		v[i] = mk_arg_double(item[i], what);
 		if (v[i] < min || v[i] > max)
 			mk_usage_error("%s: %s is not in [%g, %g]", what,
 			    item[i], min, max);
@@ -466,7 +466,7 @@ mk_opt_double_list(const char *s, double min, double max, double *v,
 }
 
 int
-mk_opt_choice_list(const char *list, const char *const *names, int n,
+mk_arg_choice_list(const char *list, const char *const *names, int n,
     int *v, const char *what)
 {
 	char buf[LIST_MAX], *item[LIST_MAX / 2];
@@ -474,7 +474,7 @@ mk_opt_choice_list(const char *list, const char *const *names, int n,
 	    LIST_MAX / 2);
 
 	for (j = 0; j < ni; j++) {
-		k = mk_opt_choice(item[j], names, n, what);
+		k = mk_arg_choice(item[j], names, n, what);
 		for (i = 0; i < m && v[i] != k; i++)
 			;
 		if (i == m)
@@ -484,7 +484,7 @@ mk_opt_choice_list(const char *list, const char *const *names, int n,
 }
 
 int
-mk_opt_isa_list(const char *list, int *isa, const char *what)
+mk_arg_isa_list(const char *list, int *isa, const char *what)
 {
 	const char *names[MK_NISA];
 	int i, n = 0;
@@ -496,7 +496,7 @@ mk_opt_isa_list(const char *list, int *isa, const char *what)
 			isa[n++] = i;
 		return n;
 	}
-	n = mk_opt_choice_list(list, names, MK_NISA, isa, what);
+	n = mk_arg_choice_list(list, names, MK_NISA, isa, what);
 	for (i = 0; i < n; i++)
 		if (!mk_isa_supported((enum mk_isa)isa[i]))
 			mk_usage_error("%s %s: not supported by this CPU "
@@ -514,7 +514,7 @@ reads_stdin(const char *const *paths, int i, int operand)
 }
 
 void
-mk_opt_one_stdin(int n, const char *const *paths, const char *const *names,
+mk_arg_one_stdin(int n, const char *const *paths, const char *const *names,
     int operand)
 {
 	int i, j;
@@ -576,7 +576,7 @@ opt_name(const struct arg_hdr *h, char *name, size_t size)
 static const char *v_hint = "";
 
 const char *
-mk_opt_v_hint(void)
+mk_arg_v_hint(void)
 {
 	return v_hint;
 }
@@ -591,10 +591,10 @@ excess(const struct arg_hdr *h, const char *val)
 	    (h->longopts == NULL || *h->longopts == '\0'))
 		mk_usage_error("%s: a second input file; %s reads one (see %s "
 		    "--help)%s", val, mk_progname(), mk_progname(),
-		    mk_opt_v_hint());
+		    mk_arg_v_hint());
 	opt_name(h, name, sizeof(name));
 	mk_usage_error("%s given twice (the second: %s); it takes one "
-	    "value%s", name, val, mk_opt_v_hint());
+	    "value%s", name, val, mk_arg_v_hint());
 }
 
 static void
@@ -750,7 +750,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 			    13) == 0 && end->argval[0] != NULL)
 				excess(h, end->argval[0]);
 			mk_usage_error("%s (see %s --help)%s", msg +
-			    strspn(msg, ": "), mk_progname(), mk_opt_v_hint());
+			    strspn(msg, ": "), mk_progname(), mk_arg_v_hint());
 		}
 		arg_print_errors(stderr, end, mk_progname());
 		exit(MK_EXIT_USAGE);
@@ -759,7 +759,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 	o->format = MK_FMT_AUTO;
 	f = -1;
 	if (c->format != NULL && c->format->count > 0) {
-		f = mk_opt_choice(c->format->sval[0], names, c->flags &
+		f = mk_arg_choice(c->format->sval[0], names, c->flags &
 		    MK_OPT_PLANS ? NFORMATS : 3, "--format");
 		o->format = formats[f].fmt;
 	}
@@ -786,7 +786,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 		    MK_OPT_PLANS ? " (.json, .jsonl, .yaml: SGLang's, vLLM's, "
 		    "TensorRT-LLM's)" : "");
 	if (c->threads != NULL && c->threads->count > 0)
-		o->threads = (int)mk_opt_int(c->threads->sval[0], 1, 1024,
+		o->threads = (int)mk_arg_int(c->threads->sval[0], 1, 1024,
 		    "--threads");
 	mk_threads_set(o->threads);
 	o->verbose = c->verbose->count;
@@ -810,7 +810,7 @@ mk_cli_parse(int argc, char **argv, void **argtable,
 }
 
 int
-mk_opt_emit(const char *list, const char *const *names, int n, int *order,
+mk_arg_emit(const char *list, const char *const *names, int n, int *order,
     int max)
 {
 	struct mk_err e;

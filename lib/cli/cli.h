@@ -6,6 +6,10 @@
  * A tool declares its options as one table (cli/opt.h); mk_opts_parse()
  * adds the common ones made by mk_common_args() and calls mk_cli_parse(),
  * which returns only if the command line is valid.
+ *
+ * Names: mk_opt_* read a tool's table (opt.h); mk_arg_* take an option's
+ * text and exit with status 2 on a bad one; mk_parse_* return the error
+ * instead.
  */
 #ifndef MK_CLI_H
 #define MK_CLI_H
@@ -27,7 +31,7 @@
 /* For a tool whose -v is its own (MK_OPT_NO_SHORT_V), where the user gave
  * -v: " (-v is --values here; --verbose shows the kernel path)", to end
  * a usage error -v may have caused; else "". */
-const char	*mk_opt_v_hint(void);
+const char	*mk_arg_v_hint(void);
 #define MK_OPT_PLANS	0x20	/* -f also takes sglang, vllm, trtllm
 				 * (eplb-plan's placement files) */
 
@@ -107,27 +111,27 @@ int	mk_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,
 	    const char *what, struct mk_err *e);
 
 /* mk_parse_int that exits with status 2 on failure. */
-int64_t	mk_opt_int(const char *s, int64_t min, int64_t max, const char *what);
+int64_t	mk_arg_int(const char *s, int64_t min, int64_t max, const char *what);
 
 /*
  * The index of v among names[0..n); otherwise exits with status 2:
  * "OPT: 'v' is not a, b or c".
  */
-int	mk_opt_choice(const char *v, const char *const *names, int n,
+int	mk_arg_choice(const char *v, const char *const *names, int n,
 	    const char *opt);
 
 /* The same for finite numbers in [min, max]. */
-int	mk_opt_double_list(const char *s, double min, double max, double *v,
+int	mk_arg_double_list(const char *s, double min, double max, double *v,
 	    int max_n, const char *what);
 
 /*
  * A comma-separated list of counts (integers in [0, 2^53]) or "none",
  * fractions in [0, 1) or "none" (none is -1), or sizes in bytes
- * (mk_opt_bytes) into v[0..max_n).  Returns how many (at least one);
+ * (mk_arg_bytes) into v[0..max_n).  Returns how many (at least one);
  * exits with status 2 naming what on anything else.
  */
 enum mk_num { MK_NUM_COUNT, MK_NUM_FRACTION, MK_NUM_BYTES };
-int	mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
+int	mk_arg_num_list(const char *s, enum mk_num kind, double *v, int max_n,
 	    const char *what);
 
 /*
@@ -135,7 +139,7 @@ int	mk_opt_num_list(const char *s, enum mk_num kind, double *v, int max_n,
  * Returns how many (at least one); exits with status 2 naming what on
  * anything else.
  */
-int	mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v,
+int	mk_arg_int_list(const char *s, int64_t min, int64_t max, int *v,
 	    int max_n, const char *what);
 
 /*
@@ -144,7 +148,7 @@ int	mk_opt_int_list(const char *s, int64_t min, int64_t max, int *v,
  * when it is "-"; input `operand` (the FILE operand, or -1 for none) also
  * when it is NULL.
  */
-void	mk_opt_one_stdin(int n, const char *const *paths,
+void	mk_arg_one_stdin(int n, const char *const *paths,
 	    const char *const *names, int operand);
 
 /*
@@ -153,22 +157,22 @@ void	mk_opt_one_stdin(int n, const char *const *paths,
  * list NULL: every path up to the selected one (MOEKIT_ISA).  Returns how
  * many.
  */
-int	mk_opt_isa_list(const char *list, int *isa, const char *what);
+int	mk_arg_isa_list(const char *list, int *isa, const char *what);
 
 /*
  * The choices among names[0..n) of a comma-separated list, each once, in
  * the order given, into v (room for n); their count.  Exits with status 2
  * on an unknown name or an empty list.
  */
-int	mk_opt_choice_list(const char *list, const char *const *names, int n,
+int	mk_arg_choice_list(const char *list, const char *const *names, int n,
 	    int *v, const char *what);
 
 /* Parse a finite decimal number; exits with status 2 on failure. */
-double	mk_opt_double(const char *s, const char *what);
+double	mk_arg_double(const char *s, const char *what);
 /* A size in bytes, >= 0: a number, optionally with a decimal (k, M, G,
  * T) or binary (Ki, Mi, Gi, Ti) suffix and a B; exits with status 2 on
  * anything else. */
-double	mk_opt_bytes(const char *s, const char *what);
+double	mk_arg_bytes(const char *s, const char *what);
 
 /*
  * Resolve a comma-separated selection against n outputs.  Each item is a
@@ -184,7 +188,7 @@ int	mk_select(const char *list, const char *const *names, int n,
  * order[] (room for max); returns how many.  Exits with status 2 on a
  * bad list.
  */
-int	mk_opt_emit(const char *list, const char *const *names, int n,
+int	mk_arg_emit(const char *list, const char *const *names, int n,
 	    int *order, int max);
 
 /*

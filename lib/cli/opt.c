@@ -162,7 +162,7 @@ mk_opt_int_in(const struct mk_opt *t, int64_t min, int64_t max, int64_t def)
 {
 	const char *s = mk_opt_str(t);
 
-	return s != NULL ? mk_opt_int(s, min, max, mk_opt_name(t)) : def;
+	return s != NULL ? mk_arg_int(s, min, max, mk_opt_name(t)) : def;
 }
 
 double
@@ -173,7 +173,7 @@ mk_opt_real_in(const struct mk_opt *t, double min, double max, double def)
 
 	if (s == NULL)
 		return def;
-	v = mk_opt_double(s, mk_opt_name(t));
+	v = mk_arg_double(s, mk_opt_name(t));
 	if (v < min || v > max)
 		mk_usage_error("%s: %s is not in [%g, %g]", mk_opt_name(t), s,
 		    min, max);
@@ -185,7 +185,7 @@ mk_opt_pick(const struct mk_opt *t, const char *const *names, int n, int def)
 {
 	const char *s = mk_opt_str(t);
 
-	return s != NULL ? mk_opt_choice(s, names, n, mk_opt_name(t)) : def;
+	return s != NULL ? mk_arg_choice(s, names, n, mk_opt_name(t)) : def;
 }
 
 int
@@ -198,7 +198,7 @@ mk_opt_ints(const struct mk_opt *t, int64_t min, int64_t max, int *v,
 		v[0] = def;
 		return 1;
 	}
-	return mk_opt_int_list(s, min, max, v, max_n, mk_opt_name(t));
+	return mk_arg_int_list(s, min, max, v, max_n, mk_opt_name(t));
 }
 
 int
@@ -211,7 +211,7 @@ mk_opt_reals(const struct mk_opt *t, double min, double max, double *v,
 		v[0] = def;
 		return 1;
 	}
-	return mk_opt_double_list(s, min, max, v, max_n, mk_opt_name(t));
+	return mk_arg_double_list(s, min, max, v, max_n, mk_opt_name(t));
 }
 
 int
@@ -219,7 +219,7 @@ mk_opt_picks(const struct mk_opt *t, const char *const *names, int n, int *v)
 {
 	const char *s = mk_opt_str(t);
 
-	return s != NULL ? mk_opt_choice_list(s, names, n, v,
+	return s != NULL ? mk_arg_choice_list(s, names, n, v,
 	    mk_opt_name(t)) : 0;
 }
 
@@ -233,5 +233,5 @@ mk_opt_nums(const struct mk_opt *t, enum mk_num kind, double *v, int max_n,
 		v[0] = def;
 		return 1;
 	}
-	return mk_opt_num_list(s, kind, v, max_n, mk_opt_name(t));
+	return mk_arg_num_list(s, kind, v, max_n, mk_opt_name(t));
 }

@@ -77,7 +77,7 @@ int	mk_opt_pick(const struct mk_opt *t, const char *const *names, int n,
 /*
  * Lists, comma-separated, into v[0..max_n): integers in [min, max];
  * finite numbers in [min, max]; names among names[0..n) (each once, in
- * the order given); counts, fractions or sizes (mk_opt_num_list).  Not
+ * the order given); counts, fractions or sizes (mk_arg_num_list).  Not
  * given: v[0] = def and 1 (the names: 0, v untouched).  Return how many.
  */
 int	mk_opt_ints(const struct mk_opt *t, int64_t min, int64_t max, int *v,

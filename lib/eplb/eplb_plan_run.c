@@ -58,7 +58,7 @@ mode_rules(const struct mk_eplb_plan_job *o)
 	for (i = 0; i < o->nfiles; i++)
 		if (strcmp(o->files[i], "-") == 0)
 			in[2] = "-";
-	mk_opt_one_stdin(3, in, names, -1);
+	mk_arg_one_stdin(3, in, names, -1);
 }
 
 /* E from the loads, R from -r or E + N, and the rules between them. */
@@ -432,8 +432,8 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	int64_t *buf = NULL, *traffic;
 	int order[8], i, n;
 
-	n = o->eval ? (o->c.emit ? mk_opt_emit(o->c.emit, evals, 1, order, 8) :
-	    0) : mk_opt_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
+	n = o->eval ? (o->c.emit ? mk_arg_emit(o->c.emit, evals, 1, order, 8) :
+	    0) : mk_arg_emit(o->c.emit, mk_eplb_outputs, MK_EPLB_NOUT, order, 8);
 	/* the report first: stdout opened after it is held till both are done */
 	traffic = o->routing ? routing_traffic(o, ld, plan) : NULL;
 	rep = o->report ? mk_out_open(o->report, MK_FMT_CSV) : NULL;

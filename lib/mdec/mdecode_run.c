@@ -70,7 +70,7 @@ bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 		b->fp8[0] = MK_FP8_NONE;
 		b->ndtype = 1;
 	}
-	b->nisa = mk_opt_isa_list(mk_opt_str(OPT(ISA)), b->isa, "--isa");
+	b->nisa = mk_arg_isa_list(mk_opt_str(OPT(ISA)), b->isa, "--isa");
 	if ((b->nlayout = mk_opt_picks(OPT(LAYOUT), layouts, 3, b->layout)) ==
 	    0) {
 		b->layout[0] = 0;
@@ -109,7 +109,7 @@ scale_arg(const struct mk_opt *a, int fp8)
 	if (fp8 == MK_FP8_NONE)
 		mk_usage_error("%s scales an FP8 cache: give --dtype fp8_e4m3 "
 		    "or fp8_e5m2", mk_opt_name(a));
-	v = mk_opt_double(mk_opt_str(a), mk_opt_name(a));
+	v = mk_arg_double(mk_opt_str(a), mk_opt_name(a));
 	if (!(v > 0) || isinf(v))
 		mk_usage_error("%s %s: a scale is finite and positive",
 		    mk_opt_name(a), mk_opt_str(a));
@@ -132,7 +132,7 @@ input_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 	o->in.kv_heads = (int)mk_opt_int_in(OPT(KVH), 1, INT32_MAX, 0);
 	o->in.valid = mk_opt_int_in(OPT(VALID), 1, INT64_MAX, 0);
 	o->in.has_scale = mk_opt_given(OPT(SCALE)) > 0;
-	o->in.scale = o->in.has_scale ? mk_opt_double(mk_opt_str(OPT(SCALE)),
+	o->in.scale = o->in.has_scale ? mk_arg_double(mk_opt_str(OPT(SCALE)),
 	    "--scale") : 0;
 	/* --bench: a list, bench_args's */
 	if (dt != NULL && !o->bench && strchr(dt, ','))
@@ -207,7 +207,7 @@ mode_rules(const struct mk_opt *t, const struct mk_opts *c,
 		    (o->path[5] && strcmp(o->path[5], "-") == 0)))
 			mk_usage_error("the stream q, k, v[, mask] is read from "
 			    "stdin: --block-table and --seq-lens need files");
-		mk_opt_one_stdin(MK_MDEC_NIN, o->path, names, -1);
+		mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
 		return;
 	}
 	if (mk_opt_given(OPT(VDIM)) && mk_opt_given(OPT(V)))
@@ -216,11 +216,11 @@ mode_rules(const struct mk_opt *t, const struct mk_opts *c,
 	    (!mk_opt_given(OPT(V)) && !mk_opt_given(OPT(VDIM))))
 		mk_usage_error("-q, -k and -v go together (-m is optional; "
 		    "--v-dim: no -v)%s", mk_opt_given(OPT(Q)) ||
-		    mk_opt_given(OPT(K)) ? "" : mk_opt_v_hint());
+		    mk_opt_given(OPT(K)) ? "" : mk_arg_v_hint());
 	if (o->file)
 		mk_usage_error("give the inputs either as FILE (a stream) or as "
 		    "-q -k -v [-m], not both");
-	mk_opt_one_stdin(MK_MDEC_NIN, o->path, names, -1);
+	mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
 }
 
 void
@@ -303,7 +303,7 @@ decode(const struct mk_mdecode_job *o)
 	int i, order[2], nsel, threads;
 	double read_ms, team_ms;
 
-	nsel = mk_opt_emit(o->c.emit, onames, 2, order, 2);
+	nsel = mk_arg_emit(o->c.emit, onames, 2, order, 2);
 	t0 = mk_seconds();
 	if (mk_mdec_load(&io, o->file, o->path, &o->in, &e) < 0)
 		mk_fail(NULL, &e);
