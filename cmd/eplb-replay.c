@@ -118,8 +118,6 @@ lose_of(const char *s, struct mk_eplb_replay_job *j)
 int
 main(int argc, char *argv[])
 {
-	static const char *const engines[] = { "ideal", "vllm", "sglang",
-	    "trtllm" };
 	static const char *const off_on[] = { "off", "on" };
 	struct mk_eplb_replay_job j = { 0 };
 	struct mk_moe_jsonl fields;
@@ -136,8 +134,8 @@ main(int argc, char *argv[])
 		j.given[i] = mk_opt_given(&opts[i]) > 0;
 	j.nitv = mk_opt_ints(&opts[O_INTERVAL], 1, 1 << 30, j.itv,
 	    MK_EPLB_LIST, 0);
-	if ((j.neng = mk_opt_picks(&opts[O_ENGINE], engines, MK_NENGINE,
-	    j.eng)) == 0) {
+	if ((j.neng = mk_opt_picks(&opts[O_ENGINE], mk_eplb_engine_names,
+	    MK_NENGINE, j.eng)) == 0) {
 		j.eng[0] = MK_ENGINE_VLLM;
 		j.neng = 1;
 	}

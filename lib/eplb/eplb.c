@@ -23,6 +23,17 @@ best_fits(const struct mk_eplb_cfg *c, struct mk_err *e)
 	    need / 1e9, MK_EPLB_SEARCH_MAX / 1e9);
 }
 
+const char *const mk_eplb_algo_names[MK_EPLB_NALGO] = { "deepseek",
+    "waterfill", "best" };
+const char *const mk_eplb_policy_names[MK_EPLB_NPOLICY] = { "auto",
+    "hierarchical", "global" };
+
+const char *
+mk_eplb_policy_name(int hier)
+{
+	return mk_eplb_policy_names[hier ? MK_EPLB_HIER : MK_EPLB_GLOBAL];
+}
+
 int
 mk_eplb_config(struct mk_eplb_cfg *c, int policy, struct mk_err *e)
 {

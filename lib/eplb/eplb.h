@@ -30,7 +30,11 @@
 
 struct mk_eplb_out;
 
-enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
+enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST,
+	MK_EPLB_NALGO };
+
+/* Their names, as -a takes them. */
+extern const char *const mk_eplb_algo_names[MK_EPLB_NALGO];
 
 /* The most memory best's search may take per node, bytes (mk_eplb_config) */
 #define MK_EPLB_SEARCH_MAX	4e9
@@ -41,7 +45,14 @@ enum mk_eplb_algo { MK_EPLB_DEEPSEEK, MK_EPLB_WATERFILL, MK_EPLB_BEST };
  * more buys little (tests/bench/RESULTS.md).
  */
 #define MK_EPLB_EFFORT	64
-enum mk_eplb_policy { MK_EPLB_AUTO, MK_EPLB_HIER, MK_EPLB_GLOBAL };
+enum mk_eplb_policy { MK_EPLB_AUTO, MK_EPLB_HIER, MK_EPLB_GLOBAL,
+	MK_EPLB_NPOLICY };
+
+/* Their names, as --policy takes them. */
+extern const char *const mk_eplb_policy_names[MK_EPLB_NPOLICY];
+
+/* "hierarchical" where hier, else "global": a resolved policy's name. */
+const char	*mk_eplb_policy_name(int hier);
 
 /* What best minimises over scenarios: the mean or the largest maximum. */
 enum mk_eplb_objective { MK_EPLB_MEAN, MK_EPLB_WORST };

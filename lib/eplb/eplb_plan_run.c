@@ -76,8 +76,8 @@ configure(struct mk_eplb_plan_job *o, const struct mk_loads *ld)
 		fprintf(stderr, "%s: %d scenario%s of %d layers x %d experts -> "
 		    "%d slots on %d GPUs, %d nodes, %d groups, %s policy\n",
 		    mk_progname(), ld->S, ld->S > 1 ? "s" : "", ld->L, ld->E,
-		    o->cfg.R, o->cfg.G, o->cfg.N, o->cfg.K, o->cfg.hier ?
-		    "hierarchical" : "global");
+		    o->cfg.R, o->cfg.G, o->cfg.N, o->cfg.K,
+		    mk_eplb_policy_name(o->cfg.hier));
 }
 
 /* A plan file's phy2log rows for the loads' layers, checked. */
@@ -489,7 +489,7 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 		    o->cfg.G, o->cfg.N, o->cfg.N > 1 ? "s" : "",
 		    o->cfg.G / o->cfg.N, o->cfg.R, o->cfg.R / o->cfg.G,
 		    o->cfg.E, o->cfg.K, o->cfg.K > 1 ? "s" : "",
-		    o->cfg.hier ? "hierarchical" : "global", o->eval_spread ?
+		    mk_eplb_policy_name(o->cfg.hier), o->eval_spread ?
 		    " (the plan spreads expert groups over nodes)" : "");
 	mk_mem_free(buf);
 	free(traffic);

@@ -177,8 +177,8 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	/* what the other policy would keep: the choice the stripes show */
 	if (pp->other != NULL) {
 		gpu_sum(c, pp->w, pp->S, pp->L, pp->other, tmp, before + n);
-		snprintf(other, sizeof(other), "; a %s plan keeps %.4f", c->hier ?
-		    "global" : "hierarchical", total_balance(before + n,
+		snprintf(other, sizeof(other), "; a %s plan keeps %.4f",
+		    mk_eplb_policy_name(!c->hier), total_balance(before + n,
 		    pp->L, c->G));
 	}
 	gm.cw = 480.0 / c->G;
@@ -203,8 +203,8 @@ mk_eplb_plot(FILE *fp, const struct mk_eplb_picture *pp, struct mk_err *e)
 	mk_svg_text(fp, 16, 62, "start", 12, "balancedness (sum of means / "
 	    "sum of maxima): %s %.4f, %s %.4f (%s policy%s%s)%s",
 	    pp->before_name, total_balance(before, pp->L, c->G),
-	    pp->after_name, total_balance(after, pp->L, c->G), c->hier ?
-	    "hierarchical" : "global", c->hier ? ": whole groups a node" :
+	    pp->after_name, total_balance(after, pp->L, c->G),
+	    mk_eplb_policy_name(c->hier), c->hier ? ": whole groups a node" :
 	    "", other, pp->S > 1 ? "; loads of all scenarios summed" : "");
 	step = (int)(12 / gm.ch) + 1;
 	for (l = 0; l < pp->L; l += step)

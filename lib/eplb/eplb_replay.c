@@ -526,7 +526,6 @@ void
 mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
     const struct mk_replay_res *res, int n, int routing)
 {
-	static const char *const algos[] = { "deepseek", "waterfill", "best" };
 	const struct mk_replay_cfg *x;
 	int k, ideal, trt, link = n > 0 && rc[0].link_gbps > 0;
 	int moe = n > 0 && rc[0].moe_ms > 0, lose = n > 0 && rc[0].nlose > 0;
@@ -550,8 +549,9 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 		if (trt)
 			fputs(",,,", fp);
 		else
-			fprintf(fp, "%d,%s,%s,", x->c.K, x->c.hier ?
-			    "hierarchical" : "global", algos[x->c.algo]);
+			fprintf(fp, "%d,%s,%s,", x->c.K,
+			    mk_eplb_policy_name(x->c.hier),
+			    mk_eplb_algo_names[x->c.algo]);
 		opt_field(fp, trt ? -1 : x->window);
 		opt_field(fp, trt ? -1 : x->interval);
 		opt_field(fp, ideal ? x->history : -1);
@@ -596,13 +596,14 @@ mk_eplb_replay_write(FILE *fp, const struct mk_replay_cfg *rc,
 	}
 }
 
+const char *const mk_eplb_engine_names[MK_NENGINE] = { "ideal", "vllm",
+    "sglang", "trtllm" };
+
 const char *
 mk_eplb_engine_name(int engine)
 {
-	static const char *const names[MK_NENGINE] = { "ideal", "vllm",
-	    "sglang", "trtllm" };
-
-	return (unsigned)engine < MK_NENGINE ? names[engine] : "?";
+	return (unsigned)engine < MK_NENGINE ? mk_eplb_engine_names[engine] :
+	    "?";
 }
 
 int

@@ -42,6 +42,9 @@
 enum mk_replay_engine { MK_ENGINE_IDEAL, MK_ENGINE_VLLM, MK_ENGINE_SGLANG,
 	MK_ENGINE_TRTLLM, MK_NENGINE };
 
+/* The engines' names, as --engine takes them. */
+extern const char *const mk_eplb_engine_names[MK_NENGINE];
+
 /* "ideal", "vllm", "sglang" or "trtllm". */
 const char	*mk_eplb_engine_name(int engine);
 

@@ -12,7 +12,6 @@
 #include "base/svg.h"
 #include "eplb/eplb_replay.h"
 
-static const char *const algos[] = { "deepseek", "waterfill", "best" };
 
 /*
  * Every setting the row's engine has, named as its option: no window or
@@ -31,7 +30,8 @@ mk_eplb_replay_label(const struct mk_replay_cfg *rc, char *buf, size_t size)
 	    rc->c.G, rc->c.N);
 	if (!trt)
 		PUT(", g %d, %s, %s, window %d, interval %d", rc->c.K,
-		    rc->c.hier ? "hierarchical" : "global", algos[rc->c.algo],
+		    mk_eplb_policy_name(rc->c.hier),
+		    mk_eplb_algo_names[rc->c.algo],
 		    rc->window, rc->interval);
 	switch (rc->engine) {
 	case MK_ENGINE_IDEAL:
@@ -188,8 +188,7 @@ short_label(const struct mk_replay_cfg *rc, int n, int i, char *buf,
 	if (vary[3])
 		ADD("%s ", x->c.hier ? "hier" : "global");
 	if (vary[4])
-		ADD("%s ", x->c.algo == MK_EPLB_BEST ? "best" : x->c.algo ==
-		    MK_EPLB_DEEPSEEK ? "deepseek" : "waterfill");
+		ADD("%s ", mk_eplb_algo_names[x->c.algo]);
 	if (vary[5] && x->window > 0)
 		ADD("W%d ", x->window);
 	if (vary[6] && x->interval > 0)

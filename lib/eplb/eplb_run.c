@@ -107,8 +107,6 @@ void
 mk_eplb_opts_read(const struct mk_opt *t, int one_value, int win_def,
     struct mk_eplb_lists *l)
 {
-	static const char *const pols[] = { "auto", "hierarchical", "global" };
-	static const char *const algos[] = { "deepseek", "waterfill", "best" };
 	const struct mk_opt *o = t;
 	double v[MK_EPLB_LIST];
 	int i, b = one_value;
@@ -127,14 +125,16 @@ mk_eplb_opts_read(const struct mk_opt *t, int one_value, int win_def,
 	l->nk = one(&o[MK_EPLB_O_K], mk_opt_ints(&o[MK_EPLB_O_K], 1, 1 << 24,
 	    l->k, MK_EPLB_LIST, 1), b);
 	if ((l->npol = one(&o[MK_EPLB_O_POLICY], mk_opt_picks(
-	    &o[MK_EPLB_O_POLICY], pols, 3, l->pol), b)) == 0) {
+	    &o[MK_EPLB_O_POLICY], mk_eplb_policy_names, MK_EPLB_NPOLICY,
+	    l->pol), b)) == 0) {
 		l->pol[0] = MK_EPLB_AUTO;
 		l->npol = 1;
 	} else {
 		l->pol_given = 1;
 	}
 	if ((l->nalgo = one(&o[MK_EPLB_O_ALGO], mk_opt_picks(
-	    &o[MK_EPLB_O_ALGO], algos, 3, l->algo), b)) == 0) {
+	    &o[MK_EPLB_O_ALGO], mk_eplb_algo_names, MK_EPLB_NALGO, l->algo),
+	    b)) == 0) {
 		l->algo[0] = MK_EPLB_BEST;
 		l->nalgo = 1;
 	} else {

@@ -155,8 +155,8 @@ stat_row(FILE *fp, const struct mk_eplb_table *t, const char *scen,
 	if (t->noeplb)
 		fprintf(fp, "%.10g,%.6f", s->other_max, s->other_balancedness);
 	else if (other)
-		fprintf(fp, "%s,%.10g,%.6f", t->c->hier ? "global" :
-		    "hierarchical", s->other_max, s->other_balancedness);
+		fprintf(fp, "%s,%.10g,%.6f", mk_eplb_policy_name(!t->c->hier),
+		    s->other_max, s->other_balancedness);
 	else
 		fprintf(fp, ",,");
 	if (t->prev)
@@ -168,7 +168,7 @@ stat_row(FILE *fp, const struct mk_eplb_table *t, const char *scen,
 		fprintf(fp, ",%.6f", s->traffic[1] > 0 ? (double)s->traffic[0] /
 		    (double)s->traffic[1] : 0);
 	/* last: the columns before it kept their places */
-	fprintf(fp, ",%s\n", t->c->hier ? "hierarchical" : "global");
+	fprintf(fp, ",%s\n", mk_eplb_policy_name(t->c->hier));
 }
 
 /* The rows of scenario k and its total. */

@@ -116,8 +116,8 @@ engine_rules(struct mk_replay_cfg *x, const struct mk_eplb_lists *l)
 		return;
 	if (l->algo_given && x->c.algo != MK_EPLB_DEEPSEEK)
 		mk_usage_error("-a %s: %s runs DeepSeek's algorithm (-a "
-		    "deepseek; --engine ideal runs the others)", x->c.algo ==
-		    MK_EPLB_BEST ? "best" : "waterfill", who);
+		    "deepseek; --engine ideal runs the others)",
+		    mk_eplb_algo_names[x->c.algo], who);
 	x->c.algo = MK_EPLB_DEEPSEEK;
 	if (x->engine != MK_ENGINE_VLLM)
 		return;
@@ -125,8 +125,8 @@ engine_rules(struct mk_replay_cfg *x, const struct mk_eplb_lists *l)
 	    (x->policy == MK_EPLB_HIER) != (x->c.K % x->c.N == 0))
 		mk_usage_error("--policy %s: vLLM runs the hierarchical policy "
 		    "exactly where groups %% nodes == 0 (here %d %% %d); open "
-		    "PR #51988 adds a switch", x->policy == MK_EPLB_HIER ?
-		    "hierarchical" : "global", x->c.K, x->c.N);
+		    "PR #51988 adds a switch", mk_eplb_policy_names[x->policy],
+		    x->c.K, x->c.N);
 	x->policy = x->c.K % x->c.N == 0 ? MK_EPLB_HIER : MK_EPLB_GLOBAL;
 }
 
