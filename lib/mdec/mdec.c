@@ -98,12 +98,14 @@ make_plan(const struct mk_mdec *p, int NC, struct plan *pl)
 	return 0;
 }
 
+const char *const mk_mdec_layout_names[MK_MDEC_NLAYOUT] = { "bhmd", "bmhd",
+    "paged" };
+
 const char *
 mk_mdec_layout_name(int layout)
 {
-	static const char *const names[] = { "bhmd", "bmhd", "paged" };
-
-	return layout >= 0 && layout < 3 ? names[layout] : "?";
+	return layout >= 0 && layout < MK_MDEC_NLAYOUT ?
+	    mk_mdec_layout_names[layout] : "?";
 }
 
 const char *

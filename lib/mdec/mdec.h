@@ -202,10 +202,12 @@ struct mk_mdec_task {
 enum mk_mdec_layout {
 	MK_MDEC_BHMD,		/* [B, KH, M, D] (and flat buffers) */
 	MK_MDEC_BMHD,		/* [B, M, KH, D]: flash-attn's, vLLM's */
-	MK_MDEC_PAGED		/* [blocks, bs, KH, D] and a block table */
+	MK_MDEC_PAGED,		/* [blocks, bs, KH, D] and a block table */
+	MK_MDEC_NLAYOUT
 };
 
 /* "bhmd", "bmhd", "paged": how options and tables name a layout. */
+extern const char *const mk_mdec_layout_names[MK_MDEC_NLAYOUT];
 const char *mk_mdec_layout_name(int layout);
 
 /* How options and tables name K/V dtype dt (MK_U8: FP8 format fp8). */

@@ -1,6 +1,6 @@
 /*
- * mdec_run.h - mdecode's story: its options read from the tool's table
- * (by the indices below), and a decode or a benchmark run to written
+ * mdec_run.h - mdecode's story: what it was asked (cmd/mdecode.c reads
+ * its options into it), and a decode or a benchmark run to written
  * outputs.  Like cli/, this floor of the wing writes and exits: a run's
  * outputs are committed together or not at all (cli/io.h), a bad input
  * ends it with one line and status 1 or 2.
@@ -8,23 +8,10 @@
 #ifndef MK_MDEC_RUN_H
 #define MK_MDEC_RUN_H
 
-#include "cli/opt.h"
+#include "cli/cli.h"
 #include "mdec/mdec.h"
 #include "mdec/mdec_bench.h"
 
-/* mdecode's options, by their index in its table (cmd/mdecode.c). */
-enum {
-	MK_MDECODE_O_Q, MK_MDECODE_O_K, MK_MDECODE_O_V, MK_MDECODE_O_M,
-	MK_MDECODE_O_LAYOUT, MK_MDECODE_O_TABLE, MK_MDECODE_O_LENS,
-	MK_MDECODE_O_KVH, MK_MDECODE_O_VALID, MK_MDECODE_O_SCALE,
-	MK_MDECODE_O_DTYPE, MK_MDECODE_O_KSCALE, MK_MDECODE_O_VSCALE,
-	MK_MDECODE_O_VDIM, MK_MDECODE_O_ODT, MK_MDECODE_O_THREADS,
-	MK_MDECODE_O_BENCH, MK_MDECODE_O_PLOT, MK_MDECODE_O_BKERN,
-	MK_MDECODE_O_BSZ, MK_MDECODE_O_QH, MK_MDECODE_O_MAXLEN,
-	MK_MDECODE_O_DIM, MK_MDECODE_O_DENS, MK_MDECODE_O_BSIZE,
-	MK_MDECODE_O_ISA, MK_MDECODE_O_REPS, MK_MDECODE_O_SEED,
-	MK_MDECODE_O_QTOK, MK_MDECODE_O_FILE, MK_MDECODE_NOPT
-};
 
 /* What mdecode was asked. */
 struct mk_mdecode_job {
@@ -39,12 +26,6 @@ struct mk_mdecode_job {
 	struct mk_mdec_bench b;
 };
 
-/*
- * The job from the parsed table t (and the common options c): every rule
- * between options checked, exiting with status 2 on a broken one.
- */
-void	mk_mdecode_job(const struct mk_opt *t, const struct mk_opts *c,
-	    struct mk_mdecode_job *j);
 
 /*
  * mdecode: the decode (inputs read, attention computed, lse and out

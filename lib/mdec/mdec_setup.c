@@ -308,8 +308,8 @@ check_paged(const struct mk_tensor *const t[MK_MDEC_NIN],
 
 	if (in->layout >= 0 && in->layout != MK_MDEC_PAGED)
 		return mk_err_usage(e, "--block-table makes the cache paged: "
-		    "--kv-layout %s does not apply", in->layout ==
-		    MK_MDEC_BMHD ? "bmhd" : "bhmd");
+		    "--kv-layout %s does not apply",
+		    mk_mdec_layout_name(in->layout));
 	if (k->ndim != 4 || k->shape[3] != p->D || k->shape[0] < 1 ||
 	    k->shape[0] > INT32_MAX || k->shape[1] < 1 ||
 	    k->shape[1] > INT32_MAX || k->shape[2] < 1)

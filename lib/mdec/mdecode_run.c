@@ -1,257 +1,18 @@
 /*
- * mdecode_run.c - mdecode's story (mdec_run.h): its options read and
- * checked, a decode's inputs read and its lse and out written, or the
- * benchmarks' tables and picture.
+ * mdecode_run.c - mdecode's story (mdec_run.h): a decode's inputs read
+ * and its lse and out written, or the benchmarks' tables and picture.
  */
 #include <err.h>
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/fp8.h"
 #include "base/threads.h"
 #include "cli/io.h"
 #include "cli/progress.h"
 #include "mdec/mdec_run.h"
 #include "simd/kern.h"
-
-#define OPT(x)	(&t[MK_MDECODE_O_##x])
-
-static const char *const dtypes[] = { "f16", "bf16", "f32", "fp8_e4m3",
-    "fp8_e5m2" };
-static const int dtype_of[] = { MK_F16, MK_BF16, MK_F32, MK_U8, MK_U8 };
-static const char *const layouts[] = { "bhmd", "bmhd", "paged" };	/* as
-					 * enum mk_mdec_layout */
-
-/* --bench's and --bench-kernel's own options. */
-static void
-bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
-{
-	struct mk_mdec_bench *b = &o->b;
-	int i, d[5];
-
-	b->nbsz = mk_opt_ints(OPT(BSZ), 1, 1 << 16, b->bsz,
-	    MK_MDEC_BENCH_LIST, 1);
-	for (i = 0; !mk_opt_given(OPT(BSZ)) && i < 4; i++)
-		b->bsz[i] = 1 << i;
-	b->nbsz = mk_opt_given(OPT(BSZ)) ? b->nbsz : 4;
-	b->QH = (int)mk_opt_int_in(OPT(QH), 1, 1 << 16, 32);
-	b->KH = o->in.kv_heads ? o->in.kv_heads : 8;
-	b->M = mk_opt_int_in(OPT(MAXLEN), 1, (int64_t)1 << 40, 131072);
-	b->V = o->in.valid ? o->in.valid : (b->M + 1) / 2;
-	if (b->V > b->M)
-		mk_usage_error("--valid-length %lld is larger than --max-length "
-		    "%lld", (long long)b->V, (long long)b->M);
-	b->D = (int)mk_opt_int_in(OPT(DIM), 1, 65536, 128);
-	if (b->QH % b->KH != 0)
-		mk_usage_error("--q-heads %d is not a multiple of --kv-heads %d",
-		    b->QH, b->KH);
-	b->ndens = mk_opt_reals(OPT(DENS), 0, 1, b->dens, MK_MDEC_BENCH_LIST,
-	    0);
-	if (!mk_opt_given(OPT(DENS))) {
-		b->dens[1] = 0.5;
-		b->ndens = 2;
-	}
-	b->reps = (int)mk_opt_int_in(OPT(REPS), 1, 1000, 11);
-	b->seed = (uint64_t)mk_opt_int_in(OPT(SEED), 0, INT64_MAX, 0);
-	b->nthreads = mk_opt_ints(OPT(THREADS), 1, 1024, b->threads,
-	    MK_MDEC_BENCH_LIST, mk_usable_cpus());
-	b->ndtype = mk_opt_picks(OPT(DTYPE), dtypes, 5, d);
-	for (i = 0; i < b->ndtype; i++) {
-		b->dtype[i] = dtype_of[d[i]];
-		b->fp8[i] = d[i] == 3 ? MK_FP8_E4M3 : d[i] == 4 ? MK_FP8_E5M2 :
-		    MK_FP8_NONE;
-	}
-	if (b->ndtype == 0) {
-		b->dtype[0] = MK_F16;
-		b->fp8[0] = MK_FP8_NONE;
-		b->ndtype = 1;
-	}
-	b->nisa = mk_arg_isa_list(mk_opt_str(OPT(ISA)), b->isa, "--isa");
-	if ((b->nlayout = mk_opt_picks(OPT(LAYOUT), layouts, 3, b->layout)) ==
-	    0) {
-		b->layout[0] = 0;
-		b->nlayout = 1;
-	}
-	b->bs = (int)mk_opt_int_in(OPT(BSIZE), 1, 1 << 20, 16);
-	b->nqtok = mk_opt_ints(OPT(QTOK), 1, MK_MDEC_MAX_Q, b->qtok,
-	    MK_MDEC_BENCH_LIST, 1);
-	if (o->bench == 2 && mk_opt_given(OPT(QTOK)))
-		mk_usage_error("--q-tokens: --bench-kernel times one kv head's "
-		    "row for its query rows: give them as --q-heads (heads x "
-		    "tokens)");
-	for (i = 0; i < b->nqtok; i++)
-		if (b->qtok[i] > b->V)
-			mk_usage_error("--q-tokens %d: more than the %lld valid "
-			    "positions", b->qtok[i], (long long)b->V);
-	/* MLA: V is K's rows, the first DV of out wanted */
-	b->mla = o->in.v_dim;
-	if (o->in.v_dim > b->D)
-		mk_usage_error("--v-dim %d: larger than --dim %d", o->in.v_dim,
-		    b->D);
-}
-
-/*
- * --k-scale or --v-scale: finite and positive, for an FP8 cache only,
- * and small enough that the format's largest value times it stays in
- * f32's range, where the kernels compute (out is V's rows so scaled).
- */
-static double
-scale_arg(const struct mk_opt *a, int fp8)
-{
-	double v;
-
-	if (!mk_opt_given(a))
-		return 1;
-	if (fp8 == MK_FP8_NONE)
-		mk_usage_error("%s scales an FP8 cache: give --dtype fp8_e4m3 "
-		    "or fp8_e5m2", mk_opt_name(a));
-	v = mk_arg_double(mk_opt_str(a), mk_opt_name(a));
-	if (!(v > 0) || isinf(v))
-		mk_usage_error("%s %s: a scale is finite and positive",
-		    mk_opt_name(a), mk_opt_str(a));
-	if (v * MK_FP8_MAX(fp8) > FLT_MAX)
-		mk_usage_error("%s %s: the format's largest value, %g, so "
-		    "scaled passes f32's range (3.4e38), in which the kernels "
-		    "compute", mk_opt_name(a), mk_opt_str(a), MK_FP8_MAX(fp8));
-	return v;
-}
-
-/* Options that change how the inputs are read. */
-static void
-input_args(const struct mk_opt *t, struct mk_mdecode_job *o)
-{
-	const char *dt = mk_opt_str(OPT(DTYPE));
-	int d;
-
-	o->in.layout = o->bench ? -1 : mk_opt_pick(OPT(LAYOUT), layouts, 3,
-	    -1);
-	o->in.kv_heads = (int)mk_opt_int_in(OPT(KVH), 1, INT32_MAX, 0);
-	o->in.valid = mk_opt_int_in(OPT(VALID), 1, INT64_MAX, 0);
-	o->in.has_scale = mk_opt_given(OPT(SCALE)) > 0;
-	o->in.scale = o->in.has_scale ? mk_arg_double(mk_opt_str(OPT(SCALE)),
-	    "--scale") : 0;
-	/* --bench: a list, bench_args's */
-	if (dt != NULL && !o->bench && strchr(dt, ','))
-		mk_usage_error("--dtype %s: one dtype for the inputs (a list "
-		    "is for --bench)", dt);
-	d = o->bench ? -1 : mk_opt_pick(OPT(DTYPE), dtypes, 5, -1);
-	o->in.dtype = d >= 0 && d < 3 ? dtype_of[d] : -1;
-	o->in.bf16 = o->in.dtype == MK_BF16;
-	o->in.fp8 = d == 3 ? MK_FP8_E4M3 : d == 4 ? MK_FP8_E5M2 : MK_FP8_NONE;
-	o->in.kscale = o->bench ? 1 : scale_arg(OPT(KSCALE), o->in.fp8);
-	o->in.vscale = o->bench ? 1 : scale_arg(OPT(VSCALE), o->in.fp8);
-	o->in.v_dim = (int)mk_opt_int_in(OPT(VDIM), 1, 65536, 0);
-	if (o->in.v_dim > 0 && mk_opt_given(OPT(VSCALE)) && !o->bench)
-		mk_usage_error("--v-scale: with --v-dim, V is K's own bytes "
-		    "and takes --k-scale");
-	d = mk_opt_pick(OPT(ODT), dtypes, 3, -1);
-	o->out_dtype = d >= 0 ? dtype_of[d] : -1;
-}
-
-/* The rules between options of one mode and the other. */
-static void
-mode_rules(const struct mk_opt *t, const struct mk_opts *c,
-    struct mk_mdecode_job *o)
-{
-	static const char *const names[] = { "-q", "-k", "-v", "-m",
-	    "--block-table", "--seq-lens" };
-	int files = mk_opt_given(OPT(Q)) || mk_opt_given(OPT(K)) ||
-	    mk_opt_given(OPT(V)) || mk_opt_given(OPT(M));
-
-	if (mk_opt_given(OPT(BENCH)) && mk_opt_given(OPT(BKERN)))
-		mk_usage_error("--bench or --bench-kernel, not both");
-	if (mk_opt_given(OPT(PLOT)) && !mk_opt_given(OPT(BENCH)))
-		mk_usage_error("--plot draws --bench's table: it needs --bench");
-	if (o->bench && (o->file || files))
-		mk_usage_error("--bench makes its own inputs: give no FILE, "
-		    "-q, -k, -v or -m");
-	if (o->bench && (mk_opt_given(OPT(TABLE)) || mk_opt_given(OPT(LENS))))
-		mk_usage_error("--bench makes its own caches: --block-table and "
-		    "--seq-lens do not apply (--kv-layout paged times one)");
-	if (!o->bench && mk_opt_given(OPT(BSIZE)))
-		mk_usage_error("--block-size needs --bench (a paged cache's "
-		    "block size is its k's dimension 1)");
-	if (mk_opt_given(OPT(LENS)) && !mk_opt_given(OPT(TABLE)))
-		mk_usage_error("--seq-lens needs --block-table (the lengths of "
-		    "a paged cache's sequences)");
-	if (o->bench && (mk_opt_given(OPT(ODT)) || mk_opt_given(OPT(SCALE)) ||
-	    mk_opt_given(OPT(KSCALE)) || mk_opt_given(OPT(VSCALE)) ||
-	    c->emit_given || c->format_given))
-		mk_usage_error("--bench writes a CSV table: --out-dtype, "
-		    "--scale, --k-scale, --v-scale, --emit and -f do not "
-		    "apply");
-	if (!o->bench && (mk_opt_given(OPT(BSZ)) || mk_opt_given(OPT(QH)) ||
-	    mk_opt_given(OPT(MAXLEN)) || mk_opt_given(OPT(DIM)) ||
-	    mk_opt_given(OPT(DENS)) || mk_opt_given(OPT(ISA)) ||
-	    mk_opt_given(OPT(REPS)) || mk_opt_given(OPT(SEED)) ||
-	    mk_opt_given(OPT(QTOK))))
-		mk_usage_error("--bsz, --q-heads, --max-length, --dim, "
-		    "--mask-density, --isa, --reps, --seed and --q-tokens need "
-		    "--bench");
-	if (o->bench)
-		return;
-	/* MLA's scale is its query-key head size's, not the latent row's */
-	if (o->in.v_dim > 0 && !o->in.has_scale)
-		mk_usage_error("--v-dim %d: give --scale (MLA scores with its "
-		    "query-key head size, not the %s's: DeepSeek-V3 and R1 "
-		    "take 192^-0.5 x mscale^2 = 0.1352)", o->in.v_dim,
-		    "cache row");
-	if (!files) {
-		/* the stream is stdin unless FILE names a file */
-		if ((o->file == NULL || strcmp(o->file, "-") == 0) &&
-		    ((o->path[4] && strcmp(o->path[4], "-") == 0) ||
-		    (o->path[5] && strcmp(o->path[5], "-") == 0)))
-			mk_usage_error("the stream q, k, v[, mask] is read from "
-			    "stdin: --block-table and --seq-lens need files");
-		mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
-		return;
-	}
-	if (mk_opt_given(OPT(VDIM)) && mk_opt_given(OPT(V)))
-		mk_usage_error("--v-dim takes V from K's rows: give no -v");
-	if (!mk_opt_given(OPT(Q)) || !mk_opt_given(OPT(K)) ||
-	    (!mk_opt_given(OPT(V)) && !mk_opt_given(OPT(VDIM))))
-		mk_usage_error("-q, -k and -v go together (-m is optional; "
-		    "--v-dim: no -v)%s", mk_opt_given(OPT(Q)) ||
-		    mk_opt_given(OPT(K)) ? "" : mk_arg_v_hint());
-	if (o->file)
-		mk_usage_error("give the inputs either as FILE (a stream) or as "
-		    "-q -k -v [-m], not both");
-	mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
-}
-
-void
-mk_mdecode_job(const struct mk_opt *t, const struct mk_opts *c,
-    struct mk_mdecode_job *o)
-{
-	struct mk_err e;
-	char desc[256];
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	o->c = *c;
-	if (c->verbose > 1)
-		fprintf(stderr, "%s: kernels %s\n", mk_progname(),
-		    mk_mdec_kern_describe(desc, sizeof(desc)));
-	if (mk_mdec_paged_l2(&e) < 0)
-		mk_usage_error("%s", e.msg);
-	o->file = mk_opt_path(OPT(FILE));
-	for (i = 0; i < MK_MDEC_NIN; i++)
-		o->path[i] = mk_opt_path(&t[i == 4 ? MK_MDECODE_O_TABLE :
-		    i == 5 ? MK_MDECODE_O_LENS : MK_MDECODE_O_Q + i]);
-	o->bench = mk_opt_given(OPT(BENCH)) ? 1 : mk_opt_given(OPT(BKERN)) ?
-	    2 : 0;
-	o->plot = mk_opt_path(OPT(PLOT));
-	input_args(t, o);
-	mode_rules(t, c, o);
-	if (o->bench)
-		bench_args(t, o);
-	else if (mk_opt_given(OPT(THREADS)))
-		mk_threads_set((int)mk_opt_int_in(OPT(THREADS), 1, 1024, 0));
-}
 
 /*
  * -v: what was read, how long the threads took to start, and how fast the
@@ -279,7 +40,7 @@ say(const struct mk_mdec_io *io, int threads,
 	    "layout%s, %s, read in %.3f ms\n", mk_progname(), p->B, p->QH,
 	    p->KH, p->D, (long long)p->V, extra,
 	    mk_mdec_kvt_name(p->dtype, p->fp8),
-	    io->t[1].ndim == 4 ? layouts[p->layout] : "flat",
+	    io->t[1].ndim == 4 ? mk_mdec_layout_name(p->layout) : "flat",
 	    p->layout != MK_MDEC_PAGED ? "" : mk_mdec_paged_l2(&e) > 0 ?
 	    " (next pages into L2: MOEKIT_PAGED_L2=1)" :
 	    " (next pages left to the CPU: MOEKIT_PAGED_L2=0)",
