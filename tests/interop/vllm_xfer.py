@@ -27,39 +27,35 @@ def transfers(old, new, G):
     return out, reloads
 
 
-def batches(xs):
+def schedule(xs):
+    """The batches of transfers xs: each flow (one pair's transfers, in
+    order of first appearance) into the first batch where neither GPU is
+    busy.  A batch: [busy GPUs, its flows' transfers]."""
     flows = {}
     for x in xs:                          # dicts keep first appearance
         flows[x] = flows.get(x, 0) + 1
-    bs = []                               # [busy set, transfers]
+    bs = []
     for (s, d), n in flows.items():
         for b in bs:
             if s not in b[0] and d not in b[0]:
                 break
         else:
-            b = [set(), 0]
+            b = [set(), []]
             bs.append(b)
         b[0] |= {s, d}
-        b[1] += n
-    return len(bs), max((b[1] for b in bs), default=0)
+        b[1].append(n)
+    return bs
+
+
+def batches(xs):
+    """How many batches, and the transfers of the fullest."""
+    bs = schedule(xs)
+    return len(bs), max((sum(b[1]) for b in bs), default=0)
 
 
 def largest_flows(xs):
     """Each batch's largest flow, in transfers (what bounds its time)."""
-    flows = {}
-    for x in xs:
-        flows[x] = flows.get(x, 0) + 1
-    bs = []                               # [busy set, largest flow]
-    for (s, d), n in flows.items():
-        for b in bs:
-            if s not in b[0] and d not in b[0]:
-                break
-        else:
-            b = [set(), 0]
-            bs.append(b)
-        b[0] |= {s, d}
-        b[1] = max(b[1], n)
-    return [b[1] for b in bs]
+    return [max(b[1]) for b in schedule(xs)]
 
 
 def p2p(xs, G):

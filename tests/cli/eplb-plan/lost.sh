@@ -25,5 +25,10 @@ fails 1 eplb-plan -r 10 -G 5 --prev old.csv --prev-gpus 3 w.csv
 fails 1 eplb-plan -r 10 -G 5 --prev old.csv w.csv
 fails 1 eplb-plan -r 6 -G 2 --prev old.csv --lost-gpus 1 w.csv
 fails 2 eplb-plan -r 8 -G 4 --prev old.csv --lost-gpus -1 w.csv
-rm old.csv w.csv t.csv new.csv r.csv
+printf '# name=phy2log shape=2,8 dtype=i64\n0,1,2,3,4,5,0,2\n0,1,2,3,4,5,0,2\n' > old2.csv
+fails 1 eplb-plan -r 8 -G 4 --prev old2.csv --lost-gpus 1 w.csv
+printf '# name=phy2log shape=1,8 dtype=i64\n0,1,2,3,4,9,0,2\n' > old9.csv
+fails 1 eplb-plan -r 8 -G 4 --prev old9.csv --lost-gpus 1 w.csv
+fails 1 eplb-plan -r 10 -G 5 --prev old9.csv --prev-gpus 4 w.csv
+rm old.csv old2.csv old9.csv w.csv t.csv new.csv r.csv
 only_files
