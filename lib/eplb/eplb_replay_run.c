@@ -101,7 +101,7 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 	double *w;
 	int fmt;
 
-	if (mk_loads_is_trtllm_dir(o->file)) {
+	if (mk_moe_input_kind(o->file, NULL, 0, -1, NULL) == MK_MOE_TRTLLM) {
 		/* TensorRT-LLM's statistics: a log of expert loads */
 		if (o->E != 0 || o->tps != 1)
 			mk_usage_error("%s: a load log: -E and --tokens-per-step "
@@ -118,7 +118,8 @@ read_log(const struct mk_eplb_replay_job *o, struct mk_loads *ld, struct mk_moe_
 		mk_fail(s, &e);
 	if ((m = mk_src_mem(p, n, mk_src_name(s), 0)) == NULL)
 		err(MK_EXIT_DATA, NULL);
-	if (mk_moe_routing_is(p, n, fmt, o->fields)) {
+	if (mk_moe_input_kind(o->file, p, n, fmt, o->fields) ==
+	    MK_MOE_ROUTING) {
 		if (o->E == 0)
 			mk_usage_error("%s: routing records: give -E, the model's "
 			    "experts", mk_src_name(s));

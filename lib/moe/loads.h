@@ -70,6 +70,18 @@ struct mk_loads {
 enum mk_loads_layers { MK_LAYERS_UNSAID, MK_LAYERS_MODEL, MK_LAYERS_MOE };
 
 /*
+ * What an expert-load input is, recognised here for every tool:
+ * TensorRT-LLM's statistics directory (path a directory), routing records
+ * (the n bytes at p, of format fmt, as mk_moe_routing_is sees them with
+ * fields, NULL: the default ones), or loads in any form above.  p may be
+ * NULL where path is a directory or only that is asked.
+ */
+enum mk_moe_input { MK_MOE_LOADS, MK_MOE_TRTLLM, MK_MOE_ROUTING };
+struct mk_moe_jsonl;
+int	mk_moe_input_kind(const char *path, const unsigned char *p, size_t n,
+	    int fmt, const struct mk_moe_jsonl *fields);
+
+/*
  * Read the loads of s (any form above) as `history` scenarios (1: one;
  * MK_LOADS_STEPS: each step of a log, which must have steps, window
  * ignored).  window: steps per scenario (0: all; with one scenario, more

@@ -10,6 +10,7 @@
 #include "moe/loads.h"
 #include "moe/loads_impl.h"
 #include "tensor/json.h"
+#include "tensor/stream.h"
 #include "tensor/pt.h"
 #include "tensor/src.h"
 #include "tensor/npz.h"
@@ -218,6 +219,10 @@ loads_json(struct mk_src *s, int window, int history, struct mk_loads *l,
 	if (is_records((const char *)p, n, name))
 		return loads_vllm((const char *)p, n, name, window, history, l,
 		    e);
+	if (mk_moe_input_kind(NULL, p, n, MK_FMT_JSON, NULL) == MK_MOE_ROUTING)
+		return mk_err_data(e, "%s: routing records (a token's experts a "
+		    "line), not loads: eplb-replay replays them (-E); eplb-plan "
+		    "scores a plan's traffic on them (--routing)", name);
 	mk_json_init(&j, (const char *)p, n, name, e);
 	if (mk_json_peek(&j) != MK_JSON_OBJECT)
 		return e->msg[0] && mk_json_peek(&j) < 0 ? -1 :

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "moe/jsonl.h"
 #include "moe/loads.h"
+#include "moe/routing.h"
 #include "moe/loads_impl.h"
 #include "tensor/stream.h"
 #include "tensor/tensor.h"
@@ -48,6 +50,25 @@ mk_loads_read(struct mk_src *s, int window, int history, struct mk_loads *l,
 }
 
 int
+mk_moe_input_kind(const char *path, const unsigned char *p, size_t n,
+    int fmt, const struct mk_moe_jsonl *fields)
+{
+	struct mk_moe_jsonl def;
+	char buf[128];
+	struct mk_err e;
+
+	if (mk_loads_is_trtllm_dir(path))
+		return MK_MOE_TRTLLM;
+	if (p == NULL)
+		return MK_MOE_LOADS;
+	if (fields == NULL && mk_moe_jsonl_fields(NULL, &def, buf, sizeof(buf),
+	    &e) == 0)
+		fields = &def;
+	return fields != NULL && mk_moe_routing_is(p, n, fmt, fields) ?
+	    MK_MOE_ROUTING : MK_MOE_LOADS;
+}
+
+int
 mk_loads_read_all(const char *const *paths, int n,
     const struct mk_loads_want *want, struct mk_loads *l, int *fmt,
     struct mk_err *e)
@@ -59,7 +80,8 @@ mk_loads_read_all(const char *const *paths, int n,
 
 	memset(l, 0, sizeof(*l));
 	do {
-		if (n && mk_loads_is_trtllm_dir(paths[i])) {
+		if (n && mk_moe_input_kind(paths[i], NULL, 0, -1, NULL) ==
+		    MK_MOE_TRTLLM) {
 			/* TensorRT-LLM's statistics: tensors, NPY out */
 			f = MK_FMT_NPY;
 			r = mk_loads_read_trtllm(paths[i], window, history,

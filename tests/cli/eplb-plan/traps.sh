@@ -25,3 +25,8 @@ eplb-plan -r 6 -G 2 --log2phy-width full -f csv --emit log2phy w.csv 2>/dev/null
 # --quiet is accepted by every tool; eplb-plan draws no progress line
 eplb-plan --quiet -r 6 -G 2 -f csv --emit phy2log w.csv > q.csv 2>/dev/null
 cmp a.csv q.csv && echo "--quiet: the same plan"
+# routing records handed to eplb-plan as loads: said what they are, and
+# which tool reads them (the kind recognised in lib/moe, once)
+cp "$TESTDATA/a2a-mixtral-gsm8k-head.jsonl" r.jsonl
+fails 1 eplb-plan -r 16 -G 4 -o /dev/null r.jsonl
+rm r.jsonl
