@@ -117,6 +117,7 @@ mk_a2a_capacity_run(struct mk_a2a_layout_job *o)
 	struct mk_out *w, *pic = NULL;
 	struct mk_err e;
 	struct mk_a2a_capacity_in in;
+	int r;
 
 	memset(&fit, 0, sizeof(fit));
 	memset(&held, 0, sizeof(held));
@@ -130,8 +131,12 @@ mk_a2a_capacity_run(struct mk_a2a_layout_job *o)
 	pic = o->plot ? mk_out_open(o->plot, MK_FMT_CSV) : NULL;
 	w = mk_out_open(o->c.output, MK_FMT_CSV);
 	demands_of(o, o->input, &fit);
-	if (o->lint)
-		return lint(o, w, &fit);
+	if (o->lint) {
+		r = lint(o, w, &fit);
+		mk_a2a_demands_free(&fit.dm);
+		mk_phy2log_free(&pl);
+		return r;
+	}
 	if (o->eval != NULL) {
 		demands_of(o, o->eval, &held);
 		same_group(&fit, &held);
