@@ -247,12 +247,14 @@ check_spans(const char *path, struct span *sp, size_t n, size_t bytes,
 	double at = 0;
 	size_t i;
 
-	qsort(sp, n, sizeof(*sp), by_key);
+	if (n > 1)	/* sp may be NULL for none: qsort's is undefined */
+		qsort(sp, n, sizeof(*sp), by_key);
 	for (i = 1; i < n; i++)
 		if (by_key(&sp[i - 1], &sp[i]) == 0)
 			return mk_err_data(e, "%s: tensor \"%lld_%lld\" twice",
 			    path, (long long)sp[i].iter, (long long)sp[i].layer);
-	qsort(sp, n, sizeof(*sp), by_begin);
+	if (n > 1)
+		qsort(sp, n, sizeof(*sp), by_begin);
 	for (i = 0; i < n; at = sp[i++].e)
 		if (sp[i].b != at)
 			return mk_err_data(e, "%s: tensor \"%lld_%lld\" begins at "
