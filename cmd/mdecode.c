@@ -14,19 +14,6 @@
 #include "cli/opt.h"
 #include "mdec/mdec_run.h"
 
-/* The options, by their index in the table. */
-enum {
-	MK_MDECODE_O_Q, MK_MDECODE_O_K, MK_MDECODE_O_V, MK_MDECODE_O_M,
-	MK_MDECODE_O_LAYOUT, MK_MDECODE_O_TABLE, MK_MDECODE_O_LENS,
-	MK_MDECODE_O_KVH, MK_MDECODE_O_VALID, MK_MDECODE_O_SCALE,
-	MK_MDECODE_O_DTYPE, MK_MDECODE_O_KSCALE, MK_MDECODE_O_VSCALE,
-	MK_MDECODE_O_VDIM, MK_MDECODE_O_ODT, MK_MDECODE_O_THREADS,
-	MK_MDECODE_O_BENCH, MK_MDECODE_O_PLOT, MK_MDECODE_O_BKERN,
-	MK_MDECODE_O_BSZ, MK_MDECODE_O_QH, MK_MDECODE_O_MAXLEN,
-	MK_MDECODE_O_DIM, MK_MDECODE_O_DENS, MK_MDECODE_O_BSIZE,
-	MK_MDECODE_O_ISA, MK_MDECODE_O_REPS, MK_MDECODE_O_SEED,
-	MK_MDECODE_O_QTOK, MK_MDECODE_O_FILE, MK_MDECODE_NOPT
-};
 
 
 #define O(x)	[MK_MDECODE_O_##x]
@@ -143,13 +130,7 @@ bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 	b->KH = o->in.kv_heads ? o->in.kv_heads : 8;
 	b->M = mk_opt_int_in(OPT(MAXLEN), 1, (int64_t)1 << 40, 131072);
 	b->V = o->in.valid ? o->in.valid : (b->M + 1) / 2;
-	if (b->V > b->M)
-		mk_usage_error("--valid-length %lld is larger than --max-length "
-		    "%lld", (long long)b->V, (long long)b->M);
 	b->D = (int)mk_opt_int_in(OPT(DIM), 1, 65536, 128);
-	if (b->QH % b->KH != 0)
-		mk_usage_error("--q-heads %d is not a multiple of --kv-heads %d",
-		    b->QH, b->KH);
 	b->ndens = mk_opt_reals(OPT(DENS), 0, 1, b->dens, MK_MDEC_BENCH_LIST,
 	    0);
 	if (!mk_opt_given(OPT(DENS))) {
@@ -172,27 +153,16 @@ bench_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 		b->ndtype = 1;
 	}
 	b->nisa = mk_arg_isa_list(mk_opt_str(OPT(ISA)), b->isa, "--isa");
-	if ((b->nlayout = mk_opt_picks(OPT(LAYOUT), mk_mdec_layout_names, MK_MDEC_NLAYOUT, b->layout)) ==
-	    0) {
+	if ((b->nlayout = mk_opt_picks(OPT(LAYOUT), mk_mdec_layout_names,
+	    MK_MDEC_NLAYOUT, b->layout)) == 0) {
 		b->layout[0] = 0;
 		b->nlayout = 1;
 	}
 	b->bs = (int)mk_opt_int_in(OPT(BSIZE), 1, 1 << 20, 16);
 	b->nqtok = mk_opt_ints(OPT(QTOK), 1, MK_MDEC_MAX_Q, b->qtok,
 	    MK_MDEC_BENCH_LIST, 1);
-	if (o->bench == 2 && mk_opt_given(OPT(QTOK)))
-		mk_usage_error("--q-tokens: --bench-kernel times one kv head's "
-		    "row for its query rows: give them as --q-heads (heads x "
-		    "tokens)");
-	for (i = 0; i < b->nqtok; i++)
-		if (b->qtok[i] > b->V)
-			mk_usage_error("--q-tokens %d: more than the %lld valid "
-			    "positions", b->qtok[i], (long long)b->V);
 	/* MLA: V is K's rows, the first DV of out wanted */
 	b->mla = o->in.v_dim;
-	if (o->in.v_dim > b->D)
-		mk_usage_error("--v-dim %d: larger than --dim %d", o->in.v_dim,
-		    b->D);
 }
 
 /*
@@ -228,8 +198,8 @@ input_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 	const char *dt = mk_opt_str(OPT(DTYPE));
 	int d;
 
-	o->in.layout = o->bench ? -1 : mk_opt_pick(OPT(LAYOUT), mk_mdec_layout_names, MK_MDEC_NLAYOUT,
-	    -1);
+	o->in.layout = o->bench ? -1 : mk_opt_pick(OPT(LAYOUT),
+	    mk_mdec_layout_names, MK_MDEC_NLAYOUT, -1);
 	o->in.kv_heads = (int)mk_opt_int_in(OPT(KVH), 1, INT32_MAX, 0);
 	o->in.valid = mk_opt_int_in(OPT(VALID), 1, INT64_MAX, 0);
 	o->in.has_scale = mk_opt_given(OPT(SCALE)) > 0;
@@ -251,77 +221,6 @@ input_args(const struct mk_opt *t, struct mk_mdecode_job *o)
 		    "and takes --k-scale");
 	d = mk_opt_pick(OPT(ODT), dtypes, 3, -1);
 	o->out_dtype = d >= 0 ? dtype_of[d] : -1;
-}
-
-/* The rules between options of one mode and the other. */
-static void
-mode_rules(const struct mk_opt *t, const struct mk_opts *c,
-    struct mk_mdecode_job *o)
-{
-	static const char *const names[] = { "-q", "-k", "-v", "-m",
-	    "--block-table", "--seq-lens" };
-	int files = mk_opt_given(OPT(Q)) || mk_opt_given(OPT(K)) ||
-	    mk_opt_given(OPT(V)) || mk_opt_given(OPT(M));
-
-	if (mk_opt_given(OPT(BENCH)) && mk_opt_given(OPT(BKERN)))
-		mk_usage_error("--bench or --bench-kernel, not both");
-	if (mk_opt_given(OPT(PLOT)) && !mk_opt_given(OPT(BENCH)))
-		mk_usage_error("--plot draws --bench's table: it needs --bench");
-	if (o->bench && (o->file || files))
-		mk_usage_error("--bench makes its own inputs: give no FILE, "
-		    "-q, -k, -v or -m");
-	if (o->bench && (mk_opt_given(OPT(TABLE)) || mk_opt_given(OPT(LENS))))
-		mk_usage_error("--bench makes its own caches: --block-table and "
-		    "--seq-lens do not apply (--kv-layout paged times one)");
-	if (!o->bench && mk_opt_given(OPT(BSIZE)))
-		mk_usage_error("--block-size needs --bench (a paged cache's "
-		    "block size is its k's dimension 1)");
-	if (mk_opt_given(OPT(LENS)) && !mk_opt_given(OPT(TABLE)))
-		mk_usage_error("--seq-lens needs --block-table (the lengths of "
-		    "a paged cache's sequences)");
-	if (o->bench && (mk_opt_given(OPT(ODT)) || mk_opt_given(OPT(SCALE)) ||
-	    mk_opt_given(OPT(KSCALE)) || mk_opt_given(OPT(VSCALE)) ||
-	    c->emit_given || c->format_given))
-		mk_usage_error("--bench writes a CSV table: --out-dtype, "
-		    "--scale, --k-scale, --v-scale, --emit and -f do not "
-		    "apply");
-	if (!o->bench && (mk_opt_given(OPT(BSZ)) || mk_opt_given(OPT(QH)) ||
-	    mk_opt_given(OPT(MAXLEN)) || mk_opt_given(OPT(DIM)) ||
-	    mk_opt_given(OPT(DENS)) || mk_opt_given(OPT(ISA)) ||
-	    mk_opt_given(OPT(REPS)) || mk_opt_given(OPT(SEED)) ||
-	    mk_opt_given(OPT(QTOK))))
-		mk_usage_error("--bsz, --q-heads, --max-length, --dim, "
-		    "--mask-density, --isa, --reps, --seed and --q-tokens need "
-		    "--bench");
-	if (o->bench)
-		return;
-	/* MLA's scale is its query-key head size's, not the latent row's */
-	if (o->in.v_dim > 0 && !o->in.has_scale)
-		mk_usage_error("--v-dim %d: give --scale (MLA scores with its "
-		    "query-key head size, not the %s's: DeepSeek-V3 and R1 "
-		    "take 192^-0.5 x mscale^2 = 0.1352)", o->in.v_dim,
-		    "cache row");
-	if (!files) {
-		/* the stream is stdin unless FILE names a file */
-		if ((o->file == NULL || strcmp(o->file, "-") == 0) &&
-		    ((o->path[4] && strcmp(o->path[4], "-") == 0) ||
-		    (o->path[5] && strcmp(o->path[5], "-") == 0)))
-			mk_usage_error("the stream q, k, v[, mask] is read from "
-			    "stdin: --block-table and --seq-lens need files");
-		mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
-		return;
-	}
-	if (mk_opt_given(OPT(VDIM)) && mk_opt_given(OPT(V)))
-		mk_usage_error("--v-dim takes V from K's rows: give no -v");
-	if (!mk_opt_given(OPT(Q)) || !mk_opt_given(OPT(K)) ||
-	    (!mk_opt_given(OPT(V)) && !mk_opt_given(OPT(VDIM))))
-		mk_usage_error("-q, -k and -v go together (-m is optional; "
-		    "--v-dim: no -v)%s", mk_opt_given(OPT(Q)) ||
-		    mk_opt_given(OPT(K)) ? "" : mk_arg_v_hint());
-	if (o->file)
-		mk_usage_error("give the inputs either as FILE (a stream) or as "
-		    "-q -k -v [-m], not both");
-	mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
 }
 
 static void
@@ -346,8 +245,9 @@ job_of(const struct mk_opt *t, const struct mk_opts *c,
 	o->bench = mk_opt_given(OPT(BENCH)) ? 1 : mk_opt_given(OPT(BKERN)) ?
 	    2 : 0;
 	o->plot = mk_opt_path(OPT(PLOT));
+	for (i = 0; i < MK_MDECODE_NOPT; i++)
+		o->given[i] = mk_opt_given(&t[i]) > 0;
 	input_args(t, o);
-	mode_rules(t, c, o);
 	if (o->bench)
 		bench_args(t, o);
 	else if (mk_opt_given(OPT(THREADS)))

@@ -14,6 +14,105 @@
 #include "mdec/mdec_run.h"
 #include "simd/kern.h"
 
+
+#define GIVEN(x)	(o->given[MK_MDECODE_O_##x])
+
+/* The rules between options of one mode and the other. */
+static void
+mode_rules(const struct mk_mdecode_job *o)
+{
+	const struct mk_opts *c = &o->c;
+	static const char *const names[] = { "-q", "-k", "-v", "-m",
+	    "--block-table", "--seq-lens" };
+	int files = GIVEN(Q) || GIVEN(K) || GIVEN(V) || GIVEN(M);
+
+	if (GIVEN(BENCH) && GIVEN(BKERN))
+		mk_usage_error("--bench or --bench-kernel, not both");
+	if (GIVEN(PLOT) && !GIVEN(BENCH))
+		mk_usage_error("--plot draws --bench's table: it needs --bench");
+	if (o->bench && (o->file || files))
+		mk_usage_error("--bench makes its own inputs: give no FILE, "
+		    "-q, -k, -v or -m");
+	if (o->bench && (GIVEN(TABLE) || GIVEN(LENS)))
+		mk_usage_error("--bench makes its own caches: --block-table and "
+		    "--seq-lens do not apply (--kv-layout paged times one)");
+	if (!o->bench && GIVEN(BSIZE))
+		mk_usage_error("--block-size needs --bench (a paged cache's "
+		    "block size is its k's dimension 1)");
+	if (GIVEN(LENS) && !GIVEN(TABLE))
+		mk_usage_error("--seq-lens needs --block-table (the lengths of "
+		    "a paged cache's sequences)");
+	if (o->bench && (GIVEN(ODT) || GIVEN(SCALE) ||
+	    GIVEN(KSCALE) || GIVEN(VSCALE) ||
+	    c->emit_given || c->format_given))
+		mk_usage_error("--bench writes a CSV table: --out-dtype, "
+		    "--scale, --k-scale, --v-scale, --emit and -f do not "
+		    "apply");
+	if (!o->bench && (GIVEN(BSZ) || GIVEN(QH) ||
+	    GIVEN(MAXLEN) || GIVEN(DIM) ||
+	    GIVEN(DENS) || GIVEN(ISA) ||
+	    GIVEN(REPS) || GIVEN(SEED) ||
+	    GIVEN(QTOK)))
+		mk_usage_error("--bsz, --q-heads, --max-length, --dim, "
+		    "--mask-density, --isa, --reps, --seed and --q-tokens need "
+		    "--bench");
+	if (o->bench)
+		return;
+	/* MLA's scale is its query-key head size's, not the latent row's */
+	if (o->in.v_dim > 0 && !o->in.has_scale)
+		mk_usage_error("--v-dim %d: give --scale (MLA scores with its "
+		    "query-key head size, not the %s's: DeepSeek-V3 and R1 "
+		    "take 192^-0.5 x mscale^2 = 0.1352)", o->in.v_dim,
+		    "cache row");
+	if (!files) {
+		/* the stream is stdin unless FILE names a file */
+		if ((o->file == NULL || strcmp(o->file, "-") == 0) &&
+		    ((o->path[4] && strcmp(o->path[4], "-") == 0) ||
+		    (o->path[5] && strcmp(o->path[5], "-") == 0)))
+			mk_usage_error("the stream q, k, v[, mask] is read from "
+			    "stdin: --block-table and --seq-lens need files");
+		mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
+		return;
+	}
+	if (GIVEN(VDIM) && GIVEN(V))
+		mk_usage_error("--v-dim takes V from K's rows: give no -v");
+	if (!GIVEN(Q) || !GIVEN(K) ||
+	    (!GIVEN(V) && !GIVEN(VDIM)))
+		mk_usage_error("-q, -k and -v go together (-m is optional; "
+		    "--v-dim: no -v)%s", GIVEN(Q) ||
+		    GIVEN(K) ? "" : mk_arg_v_hint());
+	if (o->file)
+		mk_usage_error("give the inputs either as FILE (a stream) or as "
+		    "-q -k -v [-m], not both");
+	mk_arg_one_stdin(MK_MDEC_NIN, o->path, names, -1);
+}
+
+/* --bench's values against each other. */
+static void
+bench_rules(const struct mk_mdecode_job *o)
+{
+	const struct mk_mdec_bench *b = &o->b;
+	int i;
+
+	if (b->V > b->M)
+		mk_usage_error("--valid-length %lld is larger than --max-length "
+		    "%lld", (long long)b->V, (long long)b->M);
+	if (b->QH % b->KH != 0)
+		mk_usage_error("--q-heads %d is not a multiple of --kv-heads %d",
+		    b->QH, b->KH);
+	if (o->bench == 2 && GIVEN(QTOK))
+		mk_usage_error("--q-tokens: --bench-kernel times one kv head's "
+		    "row for its query rows: give them as --q-heads (heads x "
+		    "tokens)");
+	for (i = 0; i < b->nqtok; i++)
+		if (b->qtok[i] > b->V)
+			mk_usage_error("--q-tokens %d: more than the %lld valid "
+			    "positions", b->qtok[i], (long long)b->V);
+	if (o->in.v_dim > b->D)
+		mk_usage_error("--v-dim %d: larger than --dim %d", o->in.v_dim,
+		    b->D);
+}
+
 /*
  * -v: what was read, how long the threads took to start, and how fast the
  * attention was computed once they had (file pages mapped in included).
@@ -183,6 +282,9 @@ mk_mdecode_run(const struct mk_mdecode_job *o)
 {
 	int i;
 
+	mode_rules(o);
+	if (o->bench)
+		bench_rules(o);
 	mk_out_input(o->file);
 	for (i = 0; i < MK_MDEC_NIN; i++)
 		mk_out_input(o->path[i]);
