@@ -23,6 +23,7 @@ Plans compared:
 Needs build/bin/eplb-plan and numpy.
 """
 import collections
+import gzip
 import json
 import os
 import subprocess
@@ -38,7 +39,10 @@ def mixtral_log(data):
     """[T, 32, 8] counts: a step per decode token, both traces in turn."""
     steps = collections.OrderedDict()
     for name in ("gsm8k_2_routing.jsonl", "humaneval_2_routing.jsonl"):
-        for line in open(os.path.join(data, name)):
+        path = os.path.join(data, name)
+        # testdata/real keeps the traces gzipped (SOURCES.md)
+        for line in (gzip.open(path + ".gz", "rt") if not
+                     os.path.exists(path) else open(path)):
             r = json.loads(line)
             key = (name, r["problem_id"], r["token_idx"])
             steps.setdefault(key, []).append((r["layer"], r["experts"]))

@@ -12,6 +12,7 @@ step of an EP-4 group (8 experts, 2 per rank).  Run from the repository root:
   /usr/bin/python3 tests/gen/a2a_mixtral.py testdata/real
 """
 import collections
+import gzip
 import json
 import os
 import sys
@@ -21,7 +22,9 @@ import numpy as np
 
 def convert(path, T, out):
     layers = collections.defaultdict(list)
-    for line in open(path):
+    # testdata/real keeps the traces gzipped (SOURCES.md)
+    for line in (gzip.open(path + ".gz", "rt") if not os.path.exists(path)
+                 else open(path)):
         r = json.loads(line)
         layers[r["layer"]].append((r["problem_id"], r["token_idx"], r["experts"]))
     steps = []

@@ -4,6 +4,7 @@ step value (ascending), its tokens in (sequence, token) order dealt over
 R ranks in contiguous blocks of ceil(N/R), padded with -1; K the longest
 expert list.  Checked on random records (shuffled, ragged expert lists,
 custom field names) and on the real Mixtral records when present."""
+import gzip
 import json
 import os
 import random
@@ -76,8 +77,8 @@ for trial in range(12):
     else:
         compare(recs, R, E)
 
-real = os.path.join(REAL, "gsm8k_2_routing.jsonl")
-if os.path.exists(real):
-    recs = [json.loads(l) for l in open(real)]
-    compare(recs, 4, 8)
+# the real trace, kept gzipped (testdata/real/SOURCES.md)
+real = os.path.join(REAL, "gsm8k_2_routing.jsonl.gz")
+recs = [json.loads(l) for l in gzip.open(real, "rt")]
+compare(recs, 4, 8)
 print("jsonl: %d trials equal to the numpy model (seed %d)" % (checks, seed))
