@@ -1,23 +1,28 @@
 #!/bin/sh
 # eplb.sh - eplb-plan against the waterfill reference's rebalance_experts
 # (torch, its text outside this repository) on this machine, in one run:
-# whole-process times (hyperfine medians) beside the reference's call (median of 11, torch already imported), and plan quality on
-# the twelve real DeepSeek-V3 dumps (testdata/real).  The reference is
-# the seed document's text, which stays outside the repository.
+# whole-process times (hyperfine medians) beside the reference's call
+# (median of 11, torch already imported), and plan quality on the twelve
+# real DeepSeek-V3 dumps (testdata/real).  The reference is the seed
+# document's text, which stays outside the repository: give its path to
+# time it (the project's checkout has it at
+# ../shared/seeds/000_07f5f318e5d483a5.txt); without it the reference's
+# column is empty and torch is not needed.
 #
-#   sh tests/bench/eplb.sh [SHARED_DIR]     (default ../shared: its seeds/)
+#   sh tests/bench/eplb.sh [REFERENCE_TXT]
 #
-# Needs: build/bin (make all), hyperfine, Debian's python3-torch.
+# Needs: build/bin (make all), hyperfine (and python3-torch with a
+# reference).
 set -eu
-shared=${1:-../shared}
-seed=$shared/seeds/000_07f5f318e5d483a5.txt
+seed=${1:-}
+[ -z "$seed" ] || [ -r "$seed" ] || { echo "$seed: cannot read it"; exit 1; }
 real=testdata/real
 bin=$(cd build/bin && pwd)
 py=/usr/bin/python3
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/moekit-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 command -v hyperfine >/dev/null || { echo "needs hyperfine (apt-get install hyperfine)"; exit 1; }
-$py -c 'import torch' || { echo "needs python3-torch"; exit 1; }
+[ -z "$seed" ] || $py -c 'import torch' || { echo "needs python3-torch"; exit 1; }
 
 median_ms() {	# command... -> hyperfine median in ms
 	hyperfine -N -w 5 -r "${RUNS:-40}" --export-json "$tmp/h.json" "$*" >/dev/null 2>&1
@@ -38,13 +43,14 @@ echo "input,config,seed_ms,deepseek_ms,waterfill_ms,best_ms,seed/deepseek,seed/w
 for input in "$tmp/dsv3.npy" "$real/prefill_in1024.json" "$real/decode_in1000out1000.json"; do
 	for cfg in "288 8 4 32" "288 1 1 32"; do
 		set -- $cfg
-		s=$($py tests/bench/seed_eplb.py "$seed" "$input" $1 $2 $3 $4)
+		s=
+		[ -z "$seed" ] || s=$($py tests/bench/seed_eplb.py "$seed" "$input" $1 $2 $3 $4)
 		line="$(basename "$input"),$1/$2/$3/$4,$s"
 		ratios=
 		for a in deepseek waterfill best; do
 			m=$(median_ms "$bin/eplb-plan -a $a -r $1 -g $2 -n $3 -G $4 --skip-zero-layers -o /dev/null $input")
 			line="$line,$m"
-			ratios="$ratios,$(awk -v s=$s -v m=$m 'BEGIN { printf "%.1f", s / m }')"
+			ratios="$ratios,$(awk -v s="$s" -v m=$m 'BEGIN { if (s != "") printf "%.1f", s / m }')"
 		done
 		echo "$line$ratios"
 	done
