@@ -10,19 +10,13 @@ import io
 import math
 import os
 import subprocess
-import sys
-import time
 
 import numpy as np
 
-BIN = os.environ["MOEKIT_BIN"]
-seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
-rng = np.random.default_rng(seed)
+from checkenv import start
+
+BIN, seed, rng, fail = start("a2a capacity check")
 checks = 0
-
-
-def fail(msg):
-    sys.exit("a2a capacity check failed (seed %d): %s" % (seed, msg))
 
 
 def trace(S, R, T, K, E):

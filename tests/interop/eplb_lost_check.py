@@ -11,21 +11,14 @@ printed).  Run by tests/interop/run.sh."""
 import csv
 import os
 import subprocess
-import sys
-import time
 
 import numpy as np
 
+from checkenv import start
 from vllm_xfer import transfers
 
-BIN = os.environ["MOEKIT_BIN"]
-seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
-rng = np.random.default_rng(seed)
+BIN, seed, rng, fail = start("eplb lost-GPU check")
 checks = 0
-
-
-def fail(msg):
-    sys.exit("eplb lost-GPU check failed (seed %d): %s" % (seed, msg))
 
 
 def plan(args):

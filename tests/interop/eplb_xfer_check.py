@@ -9,21 +9,14 @@ import csv
 import io
 import os
 import subprocess
-import sys
-import time
 
 import numpy as np
 
+from checkenv import start
 from vllm_xfer import batches, p2p, transfers
 
-BIN = os.environ["MOEKIT_BIN"]
-seed = int(os.environ.get("MOEKIT_SEED", time.time_ns() % 2**32))
-rng = np.random.default_rng(seed)
+BIN, seed, rng, fail = start("eplb transfers check")
 checks = 0
-
-
-def fail(msg):
-    sys.exit("eplb transfers check failed (seed %d): %s" % (seed, msg))
 
 
 def old_plan(L, E, R):
