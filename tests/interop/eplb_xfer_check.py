@@ -6,7 +6,6 @@ is busy).  Random old plans (every expert held), random loads, plans made
 by eplb-plan with --prev; fresh each run (the seed is printed).  Run by
 tests/interop/run.sh."""
 import csv
-import io
 import os
 import subprocess
 
