@@ -4,6 +4,21 @@
 
 #include "eplb/eplb_carry.h"
 
+int
+mk_eplb_survivors(int G, const int *lost, int nlost, int *id)
+{
+	int g, i, k = 0;
+
+	for (g = 0; g < G; g++)
+		id[g] = 0;
+	for (i = 0; i < nlost; i++)
+		if (lost[i] >= 0 && lost[i] < G)
+			id[lost[i]] = -1;
+	for (g = 0; g < G; g++)
+		id[g] = id[g] < 0 ? -1 : k++;
+	return k;
+}
+
 void
 mk_eplb_carry_rows(const struct mk_eplb_carry *k, const int64_t *old, int L,
     int64_t *rows)

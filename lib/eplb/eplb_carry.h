@@ -28,6 +28,12 @@ struct mk_eplb_carry {
 	int		 R, G;		/* the new plan's */
 };
 
+/*
+ * GPUs lost[0..nlost) of G gone: id[g] the survivor GPU g becomes, in
+ * order (-1: gone).  Returns how many survive.
+ */
+int	mk_eplb_survivors(int G, const int *lost, int nlost, int *id);
+
 /* rows [L][R] from old [L][R_old], as above. */
 void	mk_eplb_carry_rows(const struct mk_eplb_carry *k, const int64_t *old,
 	    int L, int64_t *rows);

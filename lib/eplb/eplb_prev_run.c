@@ -23,27 +23,20 @@ static void
 survivors(struct mk_eplb_plan_job *o, int *id, struct mk_eplb_prevs *p)
 {
 	const int G = o->cfg.G, N = o->cfg.N, gpn = G / N;
-	int g, n, k = 0, left, per = -1, alike = 1, nodes = 0;
+	const int k = mk_eplb_survivors(G, o->lost, o->nlost, id);
+	int g, n, left, per = -1, alike = 1, nodes = 0;
 	struct mk_eplb_cfg c = o->cfg;
 	struct mk_err e;
-	char *gone = calloc((size_t)G + 1, 1);
 
-	if (gone == NULL)
-		err(MK_EXIT_DATA, NULL);
-	for (g = 0; g < o->nlost; g++)
-		gone[o->lost[g]] = 1;
-	for (g = 0; g < G; g++)
-		id[g] = gone[g] ? -1 : k++;
 	for (n = 0; n < N; n++) {
 		for (left = 0, g = n * gpn; g < (n + 1) * gpn; g++)
-			left += !gone[g];
+			left += id[g] >= 0;
 		if (left == 0)
 			continue;
 		nodes++;
 		alike &= per < 0 || left == per;
 		per = left;
 	}
-	free(gone);
 	c.G = k;
 	c.R = o->cfg.R / G * k;
 	c.N = alike ? nodes : 1;

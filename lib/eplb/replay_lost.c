@@ -42,14 +42,9 @@ next_change(const struct mk_replay_cfg *rc, const int64_t *moved, int from,
 static void
 survivors(const struct mk_replay_cfg *rc, struct mk_eplb_cfg *c, int *id)
 {
-	int g, k = 0, i;
+	const int k = mk_eplb_survivors(rc->c.G, rc->lose, rc->nlose, id);
 
 	*c = rc->c;
-	for (g = 0; g < rc->c.G; g++) {
-		for (i = 0; i < rc->nlose && rc->lose[i] != g; i++)
-			;
-		id[g] = i < rc->nlose ? -1 : k++;
-	}
 	c->G = k;
 	c->R = rc->c.R / rc->c.G * k;
 	c->N = c->K = 1;
@@ -59,30 +54,22 @@ survivors(const struct mk_replay_cfg *rc, struct mk_eplb_cfg *c, int *id)
 /* Step t's largest and mean GPU load of placement p on c, over layers. */
 static void
 score(const struct mk_eplb_cfg *c, const double *w, int L, const int64_t *p,
-    int64_t *cnt, double *gpu, double *max, double *mean)
+    int64_t *cnt, double *max, double *mean)
 {
-	const int per = c->R / c->G;
-	double top, tot = 0;
-	int l, r, g;
+	double m;
+	int l, r;
 
-	*max = 0;
+	*max = *mean = 0;
 	for (l = 0; l < L; l++) {
 		const int64_t *row = p + (size_t)l * (size_t)c->R;
-		const double *x = w + (size_t)l * (size_t)c->E;
 
 		memset(cnt, 0, sizeof(int64_t) * (size_t)c->E);
-		memset(gpu, 0, sizeof(double) * (size_t)c->G);
 		for (r = 0; r < c->R; r++)
 			cnt[row[r]]++;
-		for (r = 0; r < c->R; r++)
-			gpu[r / per] += x[row[r]] / (double)cnt[row[r]];
-		for (top = 0, g = 0; g < c->G; g++) {
-			tot += gpu[g];
-			top = gpu[g] > top ? gpu[g] : top;
-		}
-		*max += top;
+		*max += mk_eplb_max_load(c, w + (size_t)l * (size_t)c->E, row,
+		    cnt, &m);
+		*mean += m;
 	}
-	*mean = tot / c->G;
 }
 
 int
@@ -96,7 +83,7 @@ replay_lost(struct replay_state *s, const int64_t *moved,
 	struct mk_eplb_carry k;
 	int64_t *rows, *least, *cnt;
 	int *id, *miss, end, t, l, r = -1;
-	double *gpu, *buf, max, mean, smax = 0, smean = 0;
+	double *buf, max, mean, smax = 0, smean = 0;
 	const double *w;
 
 	id = malloc(sizeof(int) * ((size_t)rc->c.G + 1));
@@ -108,9 +95,8 @@ replay_lost(struct replay_state *s, const int64_t *moved,
 	least = malloc(sizeof(int64_t) * (size_t)L + 1);
 	cnt = malloc(sizeof(int64_t) * ((size_t)c.E + 1));
 	miss = malloc(sizeof(int) * ((size_t)c.E + 1));
-	gpu = malloc(sizeof(double) * ((size_t)c.G + 1));
 	buf = malloc(sizeof(double) * (size_t)L * (size_t)c.E + 1);
-	if (!rows || !least || !cnt || !miss || !gpu || !buf) {
+	if (!rows || !least || !cnt || !miss || !buf) {
 		mk_err_data(e, "out of memory replaying a loss");
 		goto out;
 	}
@@ -126,8 +112,7 @@ replay_lost(struct replay_state *s, const int64_t *moved,
 		goto out;
 	end = next_change(rc, moved, u, T);
 	for (t = u; t < end; t++) {
-		score(&c, replay_step(s, t, buf), L, rows, cnt, gpu, &max,
-		    &mean);
+		score(&c, replay_step(s, t, buf), L, rows, cnt, &max, &mean);
 		smax += max;
 		smean += mean;
 	}
@@ -140,7 +125,6 @@ out:
 	free(least);
 	free(cnt);
 	free(miss);
-	free(gpu);
 	free(buf);
 	return r;
 }
