@@ -46,6 +46,23 @@ take(struct mk_phy2log *pl, const struct mk_tensor *t, const char *what,
 	return 0;
 }
 
+int
+mk_phy2log_ids(const double *x, size_t n, int64_t *out, const char *what,
+    long layer, struct mk_err *e)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* in range before the cast: a cast out of range is undefined */
+		if (!(x[i] >= -1 && x[i] <= 1e9) ||
+		    x[i] != (double)(int64_t)x[i])
+			return mk_err_data(e, "%s: slot %zu of layer %ld holds "
+			    "%g, not an expert id", what, i, layer, x[i]);
+		out[i] = (int64_t)x[i];
+	}
+	return 0;
+}
+
 /*
  * SGLang's {"physical_to_logical_map": [[...]]}, or vLLM's line with
  * "initial_global_assignments", into pl.
@@ -110,20 +127,14 @@ from_json(struct mk_src *s, const char *what, struct mk_phy2log *pl,
 		free(v);
 		return mk_err_data(e, "%s: out of memory", what);
 	}
-	for (i = 0; i < dims[0] * dims[1]; i++) {
-		/* in range before the cast: a cast out of range is undefined */
-		if (!(v[i] >= -1 && v[i] <= 1e9) ||
-		    v[i] != (double)(int64_t)v[i]) {
-			double x = v[i];	/* named before v goes */
-
+	for (i = 0; i < dims[0]; i++)
+		if (mk_phy2log_ids(v + i * dims[1], dims[1], pl->p + i *
+		    dims[1], what, (long)i, e) < 0) {
 			free(v);
-			return mk_err_data(e, "%s: slot %zu of layer %zu holds "
-			    "%g, not an expert id", what, i % dims[1],
-			    i / dims[1], x);
+			return -1;
 		}
-		pl->p[i] = (int64_t)v[i];
+	for (i = 0; i < dims[0] * dims[1]; i++)
 		pl->max = pl->p[i] > pl->max ? pl->p[i] : pl->max;
-	}
 	free(v);
 	return 0;
 }

@@ -17,6 +17,13 @@
 int	mk_phy2log_keyed_json(struct mk_json *j, const char *what,
 	    struct mk_phy2log *pl, struct mk_err *e);
 
+/*
+ * The n numbers at x as expert ids into out (-1 kept: an empty slot);
+ * else -1 with e naming what, the slot and the layer.
+ */
+int	mk_phy2log_ids(const double *x, size_t n, int64_t *out, const char *what,
+	    long layer, struct mk_err *e);
+
 /* TensorRT-LLM's load-balancer YAML of n bytes at p into pl. 0 or -1. */
 int	mk_phy2log_yaml(const unsigned char *p, size_t n, const char *what,
 	    struct mk_phy2log *pl, struct mk_err *e);

@@ -33,7 +33,6 @@ static int
 keyed_add(struct keyed *k, int key, const double *x, size_t R,
     const char *what, struct mk_err *e)
 {
-	size_t i;
 
 	if (k->n > 0 && (size_t)k->R != R)
 		return mk_err_data(e, "%s: layer %d has %zu slots, layer %d has "
@@ -56,14 +55,8 @@ keyed_add(struct keyed *k, int key, const double *x, size_t R,
 		k->cap = cap;
 	}
 	k->R = (int)R;
-	for (i = 0; i < R; i++) {
-		/* in range before the cast: a cast out of range is undefined */
-		if (!(x[i] >= -1 && x[i] <= 1e9) ||
-		    x[i] != (double)(int64_t)x[i])
-			return mk_err_data(e, "%s: slot %zu of layer %d holds "
-			    "%g, not an expert id", what, i, key, x[i]);
-		k->v[(size_t)k->n * R + i] = (int64_t)x[i];
-	}
+	if (mk_phy2log_ids(x, R, k->v + (size_t)k->n * R, what, key, e) < 0)
+		return -1;
 	k->key[k->n++] = key;
 	return 0;
 }
