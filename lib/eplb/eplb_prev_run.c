@@ -119,8 +119,9 @@ lost_note(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 	}
 	free(miss);
 	if (total > 0)
-		snprintf(p->note, sizeof(p->note), "--%s: %d expert%s in %d layer%s had no copy %s (%s%s);"
-		    " each takes a slot", o->nlost ? "lost-gpus" : "prev-gpus",
+		snprintf(p->note, sizeof(p->note), "--%s: %d expert%s in %d "
+		    "layer%s had no copy %s (%s%s); each takes a slot",
+		    o->nlost ? "lost-gpus" : "prev-gpus",
 		    total, total == 1 ? "" : "s", layers, layers == 1 ? "" :
 		    "s", o->nlost ? "left" : "on the GPUs kept", buf, cut ?
 		    " ..." : "");
