@@ -2,7 +2,8 @@
 # eplb_engines.sh - what eplb-replay advises for each engine on the
 # real-drift log (issue 48), and what -a eplb-replay defaults to.
 #
-#   sh tests/bench/eplb_engines.sh [advice|algo|speed ...] (default: all)
+#   sh tests/bench/eplb_engines.sh [advice|algo|speed|costs ...] (default:
+#   all but costs)
 #
 # The log: 10,000 steps of DeepSeek-V3 (58 MoE layers, 256 experts),
 # each step's popularity a drifting mixture of the 12 real SGLang dumps'
@@ -19,7 +20,13 @@
 #   speed   farm-bench: --engine vllm beside ideal on one sweep; the
 #           24-configuration sweep beside OLD_BIN's (if OLD_BIN is set:
 #           an eplb-replay from before the engines, b6ab6d6)
-# Needs build/bin, /usr/bin/python3 with numpy; speed needs farm-bench.
+#   costs   farm-bench: the README's vLLM sweep with transfers, batches
+#           and seconds (--link-gbps 400 --moe-ms 20) beside OLD_BIN's
+#           without them (an eplb-replay from before, 28cc0db);
+#           eplb-plan --prev with --transfers beside without, on the
+#           DeepSeek-V3 dumps
+# Needs build/bin, /usr/bin/python3 with numpy; speed and costs need
+# farm-bench.
 set -eu
 bin=$(cd build/bin && pwd)
 mkdir -p build/bench
@@ -67,6 +74,26 @@ for w in $what; do
 		    --timeout 600 --vs "$OLD_BIN --quiet $s $log" -- \
 		    "$bin/eplb-replay" --quiet --engine ideal $s "$log"
 		;;
-	*)	echo "eplb_engines.sh: $w: advice, algo or speed" >&2; exit 2 ;;
+	costs)
+		v="$hw -g 8 --score-from 3000 --engine vllm --window 200,1000"
+		v="$v --interval 100,1000,3000 --async on,off"
+		v="$v --expert-bytes 44M -o /dev/null"
+		[ -n "${OLD_BIN:-}" ] && farm-bench -n 5 --warmup 0 \
+		    --timeout 600 --vs "$OLD_BIN --quiet $v $log" -- \
+		    "$bin/eplb-replay" --quiet --link-gbps 400 --moe-ms 20 $v \
+		    "$log"
+		t=../../testdata
+		p="-r 288 -G 32 -n 4 -g 8 --skip-zero-layers"
+		"$bin/eplb-plan" --quiet $p -o old.npy \
+		    $t/eplb-dsv3-prefill_in1024.json
+		farm-bench -n 9 --warmup 1 --vs "$bin/eplb-plan --quiet $p \
+		    --prev old.npy -o /dev/null \
+		    $t/eplb-dsv3-more/decode_in1000out1000.json" -- \
+		    "$bin/eplb-plan" --quiet $p --prev old.npy \
+		    --transfers /dev/null -o /dev/null \
+		    $t/eplb-dsv3-more/decode_in1000out1000.json
+		;;
+	*)	echo "eplb_engines.sh: $w: advice, algo, speed or costs" >&2
+		exit 2 ;;
 	esac
 done
