@@ -284,11 +284,15 @@ other_plan(const struct mk_eplb_plan_job *o, const struct mk_loads *ld,
 	return 1;
 }
 
-/* --plot: the plan's (or --eval's) GPU loads beside no EPLB or --prev. */
+/*
+ * --plot: the plan's (or --eval's) GPU loads beside no EPLB or --prev
+ * (carried onto the new GPUs and repaired, where they are others).
+ */
 static void
 plot(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, FILE *fp,
-    const struct mk_eplb_out *plan, const int64_t *prev)
+    const struct mk_eplb_out *plan, const struct mk_eplb_prevs *p)
 {
+	const int64_t *prev = p->whole;
 	struct mk_eplb_out before = { 0 }, other = { 0 };
 	struct mk_eplb_picture pic;
 	struct mk_err e;
@@ -310,7 +314,8 @@ plot(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, FILE *fp,
 		if (mk_eplb_out_from(&o->cfg, prev, ld->L, 0, &before, &e) < 0)
 			mk_fail(NULL, &e);
 		pic.before = &before;
-		pic.before_name = "--prev";
+		pic.before_name = p->id == NULL ? "--prev" : o->nlost > 0 ?
+		    "--prev, survivors repaired" : "--prev, regrouped";
 	}
 	pic.other = other_plan(o, ld, &other) ? &other : NULL;
 	if (mk_eplb_plot(fp, &pic, &e) < 0)
@@ -465,7 +470,7 @@ write_all(const struct mk_eplb_plan_job *o, const struct mk_loads *ld, int fmt,
 	    o->eval_by_index }, &e) < 0)
 		mk_fail(NULL, &e);
 	if (pic != NULL) {
-		plot(o, ld, pic->fp, plan, p->whole);
+		plot(o, ld, pic->fp, plan, p);
 		mk_out_close(pic);
 	}
 	if (xf != NULL) {
