@@ -136,10 +136,10 @@ mk_a2a_capacity_plot(FILE *fp, const struct mk_a2a_capacity_in *in,
 	PW = W - X0 - 190;
 	mk_svg_open(fp, W, 480, title);
 	mk_svg_text(fp, 16, 24, "start", 16, "%s", title);
-	mk_svg_text(fp, 16, 46, "start", 12, "blue: %d steps of %d ranks x "
+	mk_svg_text(fp, 16, 46, "start", 12, "blue: %d step%s of %d ranks x "
 	    "%lld tokens, top-%d, each step's busiest rank (DeepEP's "
-	    "num_recv_tokens), sorted", f->S, in->c->R, (long long)f->T,
-	    in->c->K);
+	    "num_recv_tokens), sorted", f->S, f->S == 1 ? "" : "s", in->c->R,
+	    (long long)f->T, in->c->K);
 	mk_svg_text(fp, 16, 64, "start", 12, "grey: the capacity at each p (at "
 	    "most a share p of the steps above it)%s", h ? "; orange: the "
 	    "held-out trace, scaled to these tokens a rank" : "");
