@@ -5,9 +5,8 @@
 # (median of 11, torch already imported), and plan quality on the twelve
 # real DeepSeek-V3 dumps (testdata/real).  The reference is the seed
 # document's text, which stays outside the repository: give its path to
-# time it (the project's checkout has it at
-# ../shared/seeds/000_07f5f318e5d483a5.txt); without it the reference's
-# column is empty and torch is not needed.
+# time it (seeds/000_07f5f318e5d483a5.txt of the project's documents);
+# without it the reference's column is empty and torch is not needed.
 #
 #   sh tests/bench/eplb.sh [REFERENCE_TXT]
 #
